@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// OpenCV's headers live in /usr/include/opencv4, which `.headerSearchPath` rejects
+// (it only takes paths inside the package); this root package passes it as an
+// unsafe flag instead and links only the three OpenCV libraries the shim uses.
+let openCVInclude = "/usr/include/opencv4"
+
+let package = Package(
+    name: "facecrop",
+    products: [
+        .executable(name: "facecrop", targets: ["facecrop"]),
+        .library(name: "FaceCropKit", targets: ["FaceCropKit"]),
+    ],
+    targets: [
+        // libvips compile and link flags, from pkg-config (vips.pc).
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        // Pure-C wrapper over libvips' variadic calls and macros, which Swift cannot call.
+        .target(
+            name: "CVipsShim",
+            dependencies: ["CVips"]
+        ),
+        // C++ over OpenCV behind a pure-C header; every extern "C" body catches.
+        .target(
+            name: "CFaceDetect",
+            cxxSettings: [.unsafeFlags(["-I\(openCVInclude)", "-std=c++17"])],
+            linkerSettings: [
+                .linkedLibrary("opencv_objdetect"),
+                .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_core"),
+                .linkedLibrary("stdc++"),
+            ]
+        ),
+        .target(
+            name: "FaceCropKit",
+            dependencies: ["CVipsShim", "CFaceDetect"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "facecrop",
+            dependencies: ["FaceCropKit"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "FaceCropKitTests",
+            dependencies: ["FaceCropKit"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

@@ -1,0 +1,120 @@
+// CVipsShim: a pure-C wrapper over the libvips calls facecrop needs.
+//
+// It exists because Swift cannot call libvips' variadic functions
+// (vips_thumbnail_buffer, vips_embed, vips_jpegsave_buffer, ...) nor its macros
+// (VIPS_INIT). This header includes no libvips or glib header: images cross the
+// boundary as an opaque handle, errors as a status plus a message the caller
+// owns and frees with CVipsShim_Free.
+#ifndef CVIPSSHIM_H
+#define CVIPSSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    CVipsShim_OK = 0,
+    /// libvips could not read or decode the bytes (message says why).
+    CVipsShim_DecodeFailed = 1,
+    /// An argument was out of range.
+    CVipsShim_BadArgument = 2,
+    /// Encoding the output failed.
+    CVipsShim_EncodeFailed = 3,
+    /// The image has more pixels than the caller allows.
+    CVipsShim_TooLarge = 4,
+} CVipsShim_Status;
+
+/// An image (a VipsImage) owned by exactly one caller; free with CVipsShim_ImageFree.
+typedef struct CVipsShim_Image CVipsShim_Image;
+
+/// Start libvips once per process. Sets its worker threads to `concurrency` and
+/// caps its operation cache at `cache_max` operations (0 turns it off).
+int CVipsShim_Init(const char *argv0, int concurrency, int cache_max, char **message);
+
+/// Facts from a photo's header, read without decoding the pixels.
+typedef struct {
+    /// Stored size, before the EXIF orientation is applied.
+    int stored_width;
+    int stored_height;
+    /// Upright size, after the EXIF orientation is applied.
+    int width;
+    int height;
+    /// EXIF orientation 1...8 (1 when absent or out of range).
+    int orientation;
+    int bands;
+    /// The libvips loader, e.g. "jpegload_buffer".
+    char loader[48];
+} CVipsShim_Header;
+
+int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *header,
+                         char **message);
+
+/// Decodes `bytes` (kept alive by the caller for the life of the image) upright,
+/// so that it fits in `max_width` x `max_height`, using shrink-on-load where the
+/// format has it. Never enlarges. Refuses images whose stored size exceeds
+/// `max_pixels` (0: no limit) before decoding.
+int CVipsShim_LoadFitting(const void *bytes, size_t length, int max_width, int max_height,
+                          int64_t max_pixels, CVipsShim_Image **image, char **message);
+
+/// Decodes all of `bytes` into memory now, upright and at the size given, so
+/// that many regions can be cut from it without decoding again.
+int CVipsShim_ImageMaterialize(CVipsShim_Image *image, char **message);
+
+void CVipsShim_ImageSize(const CVipsShim_Image *image, int *width, int *height);
+
+/// 8-bit grayscale pixels of the image, alpha flattened onto black, rows packed
+/// (stride == width). Free `*pixels` with CVipsShim_Free.
+int CVipsShim_ImageGray(CVipsShim_Image *image, uint8_t **pixels, int *width, int *height,
+                        char **message);
+
+typedef enum {
+    CVipsShim_PadEdge = 0,
+    CVipsShim_PadBlack = 1,
+} CVipsShim_Pad;
+
+typedef enum {
+    CVipsShim_JPEG = 0,
+    CVipsShim_PNG = 1,
+    CVipsShim_WebP = 2,
+} CVipsShim_Format;
+
+/// A square region of an image, in that image's pixels. It may reach outside
+/// the image; the outside is filled as `pad` says.
+typedef struct {
+    int left;
+    int top;
+    int side;
+    CVipsShim_Pad pad;
+    /// Output side in pixels.
+    int output_side;
+    CVipsShim_Format format;
+    /// 1...100 for JPEG and WebP; ignored for PNG.
+    int quality;
+} CVipsShim_CropSpec;
+
+/// Cuts, resizes and encodes one crop as 8-bit sRGB (alpha flattened onto
+/// black), stripped of metadata so that the bytes depend only on the pixels.
+/// Free `*bytes` with CVipsShim_Free.
+int CVipsShim_CropEncode(CVipsShim_Image *image, const CVipsShim_CropSpec *spec,
+                         void **bytes, size_t *length, char **message);
+
+void CVipsShim_ImageFree(CVipsShim_Image *image);
+
+/// SHA-256 of `bytes` as 64 lowercase hex digits and a terminating NUL.
+void CVipsShim_SHA256(const void *bytes, size_t length, char hex[65]);
+
+/// Empties libvips' error text. It is one buffer for the whole process, so
+/// the caller must make sure no other libvips call runs meanwhile.
+void CVipsShim_ClearErrors(void);
+
+/// Frees memory the shim handed out (pixels, encoded bytes, messages).
+void CVipsShim_Free(void *pointer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

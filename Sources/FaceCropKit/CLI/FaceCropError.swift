@@ -1,0 +1,82 @@
+/// Every failure facecrop reports. Per-photo cases carry the photo's source
+/// path and the reason; `reason` alone goes into the manifest, `description`
+/// (path and reason) to the terminal.
+public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
+    // Whole-run failures.
+    case usage(String)
+    case inputMissing(String, reason: String)
+    case outputUnusable(String, reason: String)
+    case cascadeUnavailable(String, reason: String)
+    case libraryFailed(String)
+    // Per-photo failures: the run goes on.
+    case unreadable(String, reason: String)
+    case notAnImage(String, reason: String)
+    case decodeFailed(String, reason: String)
+    case tooLarge(String, reason: String)
+    case detectionFailed(String, reason: String)
+    case writeFailed(String, reason: String)
+
+    /// The reason without the path, as the manifest's `error` field.
+    public var reason: String {
+        switch self {
+        case .usage(let text): text
+        case .libraryFailed(let text): text
+        case .inputMissing(_, let reason): reason
+        case .outputUnusable(_, let reason): reason
+        case .cascadeUnavailable(_, let reason): reason
+        case .unreadable(_, let reason): "cannot read file: \(reason)"
+        case .notAnImage(_, let reason): "not a readable image: \(reason)"
+        case .decodeFailed(_, let reason): "could not decode: \(reason)"
+        case .tooLarge(_, let reason): "refused: \(reason)"
+        case .detectionFailed(_, let reason): "face detection failed: \(reason)"
+        case .writeFailed(_, let reason): "could not write crop: \(reason)"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .usage(let text): return text
+        case .libraryFailed(let text): return text
+        case .inputMissing(let path, let reason):
+            return "cannot read input '\(path)': \(reason)"
+        case .outputUnusable(let path, let reason):
+            return "cannot use output folder '\(path)': \(reason)"
+        case .cascadeUnavailable(let path, let reason):
+            return "cannot load cascade '\(path)': \(reason) (install opencv-data, or pass --cascade PATH)"
+        case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
+            .tooLarge(let path, _), .detectionFailed(let path, _), .writeFailed(let path, _):
+            return "'\(path)': \(reason)"
+        }
+    }
+
+    /// The exit status for a failure that stops the run (sysexits.h values).
+    public var exitStatus: Int32 {
+        switch self {
+        case .usage: ExitStatus.usage
+        case .inputMissing: ExitStatus.noInput
+        case .outputUnusable: ExitStatus.cannotCreate
+        case .cascadeUnavailable: ExitStatus.unavailable
+        default: ExitStatus.failure
+        }
+    }
+}
+
+/// facecrop's exit statuses.
+public enum ExitStatus {
+    /// Every photo was processed (photos without a face included).
+    public static let success: Int32 = 0
+    /// At least one photo could not be processed.
+    public static let failure: Int32 = 1
+    /// The command line was wrong (EX_USAGE).
+    public static let usage: Int32 = 64
+    /// An input path does not exist or cannot be read (EX_NOINPUT).
+    public static let noInput: Int32 = 66
+    /// The cascade or a library could not be loaded (EX_UNAVAILABLE).
+    public static let unavailable: Int32 = 69
+    /// The output folder cannot be created or written (EX_CANTCREAT).
+    public static let cannotCreate: Int32 = 73
+    /// Interrupted by SIGINT (128 + 2).
+    public static let interrupted: Int32 = 130
+    /// Stopped by SIGTERM (128 + 15).
+    public static let terminated: Int32 = 143
+}

@@ -1,0 +1,232 @@
+import Foundation
+
+public enum FaceSelection: String, Sendable, CaseIterable { case all, largest }
+public enum PadMode: String, Sendable, CaseIterable { case edge, black }
+public enum OutputFormat: String, Sendable, CaseIterable {
+    case jpg, png, webp
+    var fileExtension: String { rawValue }
+}
+
+/// Everything a run is told on the command line. Defaults are the documented ones.
+public struct Options: Sendable, Equatable {
+    public var inputs: [String] = []
+    public var output: String?
+    public var size = 256
+    public var margin = 0.4
+    public var faces = FaceSelection.all
+    public var minFace = 48
+    public var pad = PadMode.edge
+    public var format = OutputFormat.jpg
+    public var quality = 90
+    public var cascade: String?
+    public var jobs: Int?
+    public var detectSize = 1024
+    public var minNeighbors = 4
+    public var maxPixels = 200_000_000
+    public var include: [String] = []
+    public var exclude: [String] = []
+    public var followLinks = false
+    public var quiet = false
+    public var json = false
+    public var showHelp = false
+    public var showVersion = false
+
+    public init() {}
+
+    /// `--jobs`, or the number of active cores.
+    public var effectiveJobs: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
+}
+
+/// One command-line option: its names, value, help, and what it does. The
+/// parser, `--help` and the README's table all come from `OptionTable.all`.
+struct OptionSpec: Sendable {
+    let names: [String]
+    /// The value's name in help (`nil`: a flag without a value).
+    let value: String?
+    let help: String
+    let apply: @Sendable (inout Options, String) throws -> Void
+
+    static func flag(_ names: [String], _ help: String, _ set: @escaping @Sendable (inout Options) -> Void) -> OptionSpec {
+        OptionSpec(names: names, value: nil, help: help) { options, _ in set(&options) }
+    }
+
+    static func value(
+        _ names: [String], _ value: String, _ help: String,
+        _ apply: @escaping @Sendable (inout Options, String) throws -> Void
+    ) -> OptionSpec {
+        OptionSpec(names: names, value: value, help: help, apply: apply)
+    }
+}
+
+public enum OptionTable {
+    public static let version = "0.1.0"
+    public static let usage = "Usage: facecrop <photos>... -o <dir> [options]"
+
+    static let all: [OptionSpec] = [
+        .value(["-o", "--output"], "DIR", "Folder for crops, manifest.jsonl and stats.json (created if missing).") {
+            $0.output = $1
+        },
+        .value(["--size"], "N", "Side of each square crop in pixels (default 256).") {
+            $0.size = try int($1, "--size", 16...8192)
+        },
+        .value(["--margin"], "F", "Context added on every side of a face, as a fraction of its side (default 0.4).") {
+            $0.margin = try double($1, "--margin", 0...4)
+        },
+        .value(["--faces"], "all|largest", "Crop every face, or only the largest of each photo (default all).") {
+            $0.faces = try choice($1, "--faces")
+        },
+        .value(["--min-face"], "PX", "Skip faces smaller than this, in pixels of the photo (default 48).") {
+            $0.minFace = try int($1, "--min-face", 1...100_000)
+        },
+        .value(["--pad"], "edge|black", "Fill for crops reaching past a small photo's edge (default edge).") {
+            $0.pad = try choice($1, "--pad")
+        },
+        .value(["--format"], "jpg|png|webp", "Crop file format (default jpg).") {
+            $0.format = try choice($1, "--format")
+        },
+        .value(["--quality"], "Q", "JPEG/WebP quality 1-100 (default 90).") {
+            $0.quality = try int($1, "--quality", 1...100)
+        },
+        .value(["--cascade"], "PATH", "OpenCV cascade XML (default: Debian's haarcascade_frontalface_alt2.xml).") {
+            $0.cascade = $1
+        },
+        .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
+            $0.minNeighbors = try int($1, "--min-neighbors", 1...100)
+        },
+        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024).") {
+            $0.detectSize = try int($1, "--detect-size", 64...16384)
+        },
+        .value(["-j", "--jobs"], "N", "Photos processed at once (default: number of cores).") {
+            $0.jobs = try int($1, "--jobs", 1...256)
+        },
+        .value(["--max-pixels"], "N", "Refuse photos with more pixels than this, before decoding (default 200000000).") {
+            $0.maxPixels = try int($1, "--max-pixels", 1...Int(Int32.max) * 16)
+        },
+        .value(["--include"], "GLOB", "Only photos matching GLOB (repeatable; a GLOB with '/' matches the relative path, else the name).") {
+            $0.include.append($1)
+        },
+        .value(["--exclude"], "GLOB", "Skip photos and folders matching GLOB (repeatable).") {
+            $0.exclude.append($1)
+        },
+        .flag(["--follow-links"], "Follow symbolic links (default: skip them).") { $0.followLinks = true },
+        .flag(["-q", "--quiet"], "No progress bar and no summary line; errors are still printed.") { $0.quiet = true },
+        .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
+        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+        .flag(["--version"], "Show the version.") { $0.showVersion = true },
+    ]
+
+    /// Parses the arguments after the program name.
+    public static func parse(_ arguments: [String]) throws(FaceCropError) -> Options {
+        var options = Options()
+        var index = 0
+        var onlyPositional = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositional || argument == "-" || !argument.hasPrefix("-") {
+                options.inputs.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositional = true
+                continue
+            }
+            var name = argument
+            var attached: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                attached = String(argument[argument.index(after: equals)...])
+            }
+            guard let spec = all.first(where: { $0.names.contains(name) }) else {
+                throw .usage("unknown option '\(name)'")
+            }
+            if spec.value == nil {
+                if attached != nil { throw .usage("option '\(name)' takes no value") }
+                try apply(spec, &options, "")
+                continue
+            }
+            let value: String
+            if let attached {
+                value = attached
+            } else {
+                guard index < arguments.count else { throw .usage("missing value for '\(name)'") }
+                value = arguments[index]
+                index += 1
+            }
+            try apply(spec, &options, value)
+        }
+        if options.showHelp || options.showVersion { return options }
+        if options.inputs.isEmpty { throw .usage("no photos given") }
+        if options.output == nil { throw .usage("missing '--output <dir>'") }
+        return options
+    }
+
+    private static func apply(_ spec: OptionSpec, _ options: inout Options, _ value: String) throws(FaceCropError) {
+        do {
+            try spec.apply(&options, value)
+        } catch let error as FaceCropError {
+            throw error
+        } catch {
+            throw .usage("\(error)")
+        }
+    }
+
+    /// `--help`, generated from the table.
+    public static var help: String {
+        var lines = [
+            "facecrop \(version): cut the faces out of a photo library into a dataset.",
+            "",
+            usage,
+            "",
+            "Walks each photo folder recursively (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF),",
+            "finds faces with an OpenCV cascade and writes one square crop per face, with",
+            "manifest.jsonl and stats.json, into the output folder.",
+            "",
+            "Options:",
+        ]
+        let labels = all.map(label)
+        let width = min(28, labels.map(\.count).max() ?? 0)
+        for (spec, label) in zip(all, labels) {
+            if label.count > width {
+                lines.append("  \(label)")
+                lines.append("  " + String(repeating: " ", count: width) + "  " + spec.help)
+            } else {
+                lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + spec.help)
+            }
+        }
+        lines += [
+            "",
+            "Exit status: 0 every photo processed, 1 some photo failed, 64 usage error,",
+            "66 input missing, 69 cascade unavailable, 73 output unusable, 130 interrupted,",
+            "143 terminated.",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func label(_ spec: OptionSpec) -> String {
+        spec.names.joined(separator: ", ") + (spec.value.map { " \($0)" } ?? "")
+    }
+
+    private static func int(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(FaceCropError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw .usage("'\(name)' needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    private static func double(_ text: String, _ name: String, _ range: ClosedRange<Double>) throws(FaceCropError) -> Double {
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            throw .usage("'\(name)' needs a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    private static func choice<T: RawRepresentable & CaseIterable>(_ text: String, _ name: String) throws(FaceCropError) -> T
+    where T.RawValue == String {
+        guard let value = T(rawValue: text.lowercased()) else {
+            let names = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .usage("'\(name)' must be one of \(names), not '\(text)'")
+        }
+        return value
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// The only writer to stderr while photos are processed: a progress bar
+/// (only on a terminal, redrawn at most 10 times a second) and the per-photo
+/// error lines, which are printed above the bar.
+actor Progress {
+    private let total: Int
+    private let showBar: Bool
+    private let started = ContinuousClock.now
+    private var lastDraw: ContinuousClock.Instant?
+    private var done = 0
+    private var faces = 0
+    private var barShown = false
+
+    init(total: Int, showBar: Bool) {
+        self.total = total
+        self.showBar = showBar
+    }
+
+    func record(_ outcome: PhotoOutcome) {
+        done += 1
+        faces += outcome.faces.count
+        if let error = outcome.error {
+            say("facecrop: error: \(error.description)")
+        }
+        draw(force: done == total)
+    }
+
+    /// Prints a line above the bar.
+    func say(_ line: String) {
+        clear()
+        Terminal.stderr(line + "\n")
+        draw(force: true)
+    }
+
+    func finish() {
+        clear()
+    }
+
+    private func clear() {
+        if barShown {
+            Terminal.stderr("\r\u{1B}[2K")
+            barShown = false
+        }
+    }
+
+    private func draw(force: Bool) {
+        guard showBar else { return }
+        let now = ContinuousClock.now
+        if !force, let lastDraw, now - lastDraw < .milliseconds(100) { return }
+        lastDraw = now
+        let elapsed = Self.seconds(now - started)
+        Terminal.stderr("\r\u{1B}[2K" + Self.bar(done: done, total: total, faces: faces, elapsed: elapsed, width: Terminal.columns))
+        barShown = true
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// `[#######-------]  120/450 photos  88 faces  6.1/s  ETA 0:54`
+    static func bar(done: Int, total: Int, faces: Int, elapsed: Double, width: Int) -> String {
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let eta = rate > 0 ? Double(total - done) / rate : nil
+        let text = " \(done)/\(total) photos  \(faces) faces  \(String(format: "%.1f", rate))/s  ETA \(eta.map(clock) ?? "--:--")"
+        let barWidth = max(10, min(40, width - text.count - 3))
+        let filled = total > 0 ? barWidth * done / total : barWidth
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled) + "]" + text
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return s >= 3600
+            ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+            : String(format: "%d:%02d", s / 60, s % 60)
+    }
+}
+
+enum Terminal {
+    static func stderr(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(2, raw.baseAddress! + offset, raw.count - offset)
+                if n <= 0 { if n < 0 && errno == EINTR { continue } else { return } }
+                offset += n
+            }
+        }
+    }
+
+    static func stdout(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    static var columns: Int {
+        var size = winsize()
+        if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+}

@@ -1,0 +1,83 @@
+import CFaceDetect
+
+/// A box found by a detector, in the pixels of the image it searched.
+struct Detection: Sendable, Equatable {
+    var box: PixelRect
+    /// Higher is more confident (the cascade's final-stage level weight).
+    var score: Double
+}
+
+/// An OpenCV cascade classifier (Haar or LBP).
+///
+/// Not thread-safe: owns a cv::CascadeClassifier; lent to one task at a time
+/// by the pipeline, which hands it to the next task only after the previous
+/// one has finished with it. That hand-over is what makes the
+/// `@unchecked Sendable` sound.
+final class Cascade: @unchecked Sendable {
+    private let handle: OpaquePointer
+    let path: String
+    /// The classifier's window: the smallest object it can find.
+    let windowSide: Int
+
+    init(path: String) throws(FaceCropError) {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        let status = CFaceDetect_CascadeNew(path, &handle, &message)
+        guard status == 0, let handle else {
+            throw .cascadeUnavailable(path, reason: takeCMessage(message, fallback: "could not load"))
+        }
+        self.handle = handle
+        self.path = path
+        var w: Int32 = 0
+        var h: Int32 = 0
+        CFaceDetect_CascadeWindow(handle, &w, &h)
+        windowSide = Int(max(w, h))
+    }
+
+    deinit { CFaceDetect_CascadeClose(handle) }
+
+    /// Sets OpenCV's own thread pool size (1: detection runs on the caller's thread).
+    static func setLibraryThreads(_ count: Int) {
+        CFaceDetect_SetNumThreads(Int32(count))
+    }
+
+    struct Parameters: Sendable {
+        var scaleFactor = 1.1
+        var minNeighbors = 4
+        var minSide = 0
+        var maxSide = 0
+        var equalize = true
+    }
+
+    func detect(in image: GrayImage, _ parameters: Parameters, source: String) throws(FaceCropError) -> [Detection] {
+        var params = CFaceDetect_Params(
+            scale_factor: parameters.scaleFactor, min_neighbors: Int32(parameters.minNeighbors),
+            min_side: Int32(clamping: max(parameters.minSide, windowSide)),
+            max_side: Int32(clamping: parameters.maxSide), equalize: parameters.equalize ? 1 : 0)
+        var boxes: UnsafeMutablePointer<CFaceDetect_Box>?
+        var count = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            CFaceDetect_CascadeDetect(
+                handle, pixels.baseAddress, Int32(image.width), Int32(image.height), image.width,
+                &params, &boxes, &count, &message)
+        }
+        guard status == 0 else {
+            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "detection failed"))
+        }
+        guard let boxes else { return [] }
+        defer { CFaceDetect_Free(boxes) }
+        return UnsafeBufferPointer(start: boxes, count: count).map {
+            Detection(
+                box: PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)),
+                score: $0.score)
+        }
+    }
+}
+
+private func takeCMessage(_ message: UnsafeMutablePointer<CChar>?, fallback: String) -> String {
+    guard let message else { return fallback }
+    defer { CFaceDetect_Free(message) }
+    let text = String(cString: message)
+    return text.isEmpty ? fallback : text
+}

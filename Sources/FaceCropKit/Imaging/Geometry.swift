@@ -1,0 +1,96 @@
+/// An axis-aligned rectangle in integer pixels.
+public struct PixelRect: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var area: Int { width * height }
+    public var description: String { "[\(x), \(y), \(width), \(height)]" }
+}
+
+/// A square region; it may reach outside the image it belongs to.
+public struct PixelSquare: Sendable, Equatable, CustomStringConvertible {
+    public var left: Int
+    public var top: Int
+    public var side: Int
+
+    public init(left: Int, top: Int, side: Int) {
+        self.left = left
+        self.top = top
+        self.side = side
+    }
+
+    public var description: String { "square(\(left), \(top), \(side))" }
+
+    /// Whether any of it lies outside a `width` x `height` image.
+    public func reachesOutside(width: Int, height: Int) -> Bool {
+        left < 0 || top < 0 || left + side > width || top + side > height
+    }
+}
+
+/// Crop geometry: pure functions, all in upright pixels.
+public enum CropGeometry {
+    /// Maps a box found in a `from` sized image onto a `to` sized image of the
+    /// same photo, clamped to the target image.
+    public static func map(
+        _ box: PixelRect, from: (width: Int, height: Int), to: (width: Int, height: Int)
+    ) -> PixelRect {
+        let sx = Double(to.width) / Double(from.width)
+        let sy = Double(to.height) / Double(from.height)
+        let x0 = max(0, min(to.width, Int((Double(box.x) * sx).rounded())))
+        let y0 = max(0, min(to.height, Int((Double(box.y) * sy).rounded())))
+        let x1 = max(x0, min(to.width, Int((Double(box.x + box.width) * sx).rounded())))
+        let y1 = max(y0, min(to.height, Int((Double(box.y + box.height) * sy).rounded())))
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The square to cut around `face`: its longer side plus `margin` of that
+    /// side on every edge, centred on the face, then shifted to lie inside the
+    /// image. Where the square is larger than the image in a direction, it is
+    /// centred on the image in that direction and the rest is padding.
+    public static func cropSquare(around face: PixelRect, margin: Double, imageWidth: Int, imageHeight: Int)
+        -> PixelSquare
+    {
+        let faceSide = Double(max(face.width, face.height))
+        let side = max(1, Int((faceSide * (1 + 2 * margin)).rounded()))
+        let centreX = Double(face.x) + Double(face.width) / 2
+        let centreY = Double(face.y) + Double(face.height) / 2
+        let left = place(start: Int((centreX - Double(side) / 2).rounded(.down)), side: side, extent: imageWidth)
+        let top = place(start: Int((centreY - Double(side) / 2).rounded(.down)), side: side, extent: imageHeight)
+        return PixelSquare(left: left, top: top, side: side)
+    }
+
+    private static func place(start: Int, side: Int, extent: Int) -> Int {
+        if side <= extent {
+            return min(max(start, 0), extent - side)
+        }
+        // Too large: centre it; the caller pads both ends.
+        return -((side - extent) / 2)
+    }
+
+    /// The decode scale (at most 1) at which every square still has at least
+    /// `outputSide` pixels, so no crop is enlarged that didn't have to be.
+    public static func decodeScale(for squares: [PixelSquare], outputSide: Int) -> Double {
+        var scale = 0.0
+        for square in squares {
+            scale = max(scale, min(1, Double(outputSide) / Double(square.side)))
+        }
+        return scale
+    }
+
+    /// `square` in the pixels of a copy of the image scaled by `sx`, `sy`.
+    public static func scale(_ square: PixelSquare, sx: Double, sy: Double) -> PixelSquare {
+        let left = Int((Double(square.left) * sx).rounded())
+        let top = Int((Double(square.top) * sy).rounded())
+        let side = max(1, Int((Double(square.side) * max(sx, sy)).rounded()))
+        return PixelSquare(left: left, top: top, side: side)
+    }
+}

@@ -1,0 +1,220 @@
+import CVipsShim
+import Foundation
+
+/// libvips, started once per process with its own threading turned down:
+/// facecrop runs one level of parallelism (`--jobs` workers), not two.
+enum Vips {
+    private static let started: String? = {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = CVipsShim_Init("facecrop", 1, 0, &message)
+        return status == 0 ? nil : takeMessage(message, fallback: "libvips failed to start")
+    }()
+
+    /// Starts libvips if it hasn't started; throws if it can't.
+    static func start() throws(FaceCropError) {
+        if let failure = started {
+            throw .libraryFailed(failure)
+        }
+    }
+
+    static func sha256(_ bytes: UnsafeRawBufferPointer) -> String {
+        var hex = [CChar](repeating: 0, count: 65)
+        CVipsShim_SHA256(bytes.baseAddress, bytes.count, &hex)
+        return String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Copies a message the shim handed out and frees it.
+func takeMessage(_ message: UnsafeMutablePointer<CChar>?, fallback: String) -> String {
+    guard let message else { return fallback }
+    defer { CVipsShim_Free(message) }
+    let text = String(cString: message)
+    return text.isEmpty ? fallback : text
+}
+
+/// The bytes of one photo file, read once and kept for every decode of it.
+///
+/// libvips decodes lazily from this memory, so every `Picture` made from it
+/// holds a reference and the bytes outlive the images. Not thread-safe: owned
+/// by the one task processing the photo.
+final class PhotoBytes {
+    let count: Int
+    private let storage: UnsafeMutableRawPointer
+
+    /// Reads the whole file at `path`.
+    init(path: String, source: String) throws(FaceCropError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(source, reason: systemError(errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(source, reason: systemError(errno)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .unreadable(source, reason: "not a regular file")
+        }
+        let size = Int(info.st_size)
+        guard size > 0 else { throw .notAnImage(source, reason: "empty file (0 bytes)") }
+        storage = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        var filled = 0
+        while filled < size {
+            let got = read(fd, storage + filled, size - filled)
+            if got < 0 {
+                if errno == EINTR { continue }
+                let reason = systemError(errno)
+                storage.deallocate()
+                throw .unreadable(source, reason: reason)
+            }
+            if got == 0 { break }  // the file shrank while we read it
+            filled += got
+        }
+        count = filled
+        if filled == 0 {
+            storage.deallocate()
+            throw .notAnImage(source, reason: "empty file (0 bytes)")
+        }
+    }
+
+    deinit { storage.deallocate() }
+
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
+
+    var sha256: String { withBytes { Vips.sha256($0) } }
+}
+
+/// What a photo's header says, read without decoding pixels.
+struct PhotoHeader: Sendable, Equatable {
+    /// Upright size, EXIF orientation applied.
+    var width: Int
+    var height: Int
+    var storedWidth: Int
+    var storedHeight: Int
+    var orientation: Int
+    var loader: String
+}
+
+/// A decoded (or lazily decodable) upright image. Not thread-safe: owned by
+/// the one task processing its photo.
+final class Picture {
+    private let handle: OpaquePointer
+    /// Keeps the encoded bytes alive while libvips may still read them.
+    private let bytes: PhotoBytes
+    let width: Int
+    let height: Int
+
+    private init(handle: OpaquePointer, bytes: PhotoBytes) {
+        self.handle = handle
+        self.bytes = bytes
+        var w: Int32 = 0
+        var h: Int32 = 0
+        CVipsShim_ImageSize(handle, &w, &h)
+        width = Int(w)
+        height = Int(h)
+    }
+
+    deinit { CVipsShim_ImageFree(handle) }
+
+    static func header(of bytes: PhotoBytes, source: String) throws(FaceCropError) -> PhotoHeader {
+        var header = CVipsShim_Header()
+        var message: UnsafeMutablePointer<CChar>?
+        let status = bytes.withBytes { CVipsShim_ReadHeader($0.baseAddress, $0.count, &header, &message) }
+        guard status == 0 else {
+            throw .notAnImage(source, reason: takeMessage(message, fallback: "not an image"))
+        }
+        let loader = withUnsafeBytes(of: header.loader) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        return PhotoHeader(
+            width: Int(header.width), height: Int(header.height),
+            storedWidth: Int(header.stored_width), storedHeight: Int(header.stored_height),
+            orientation: Int(header.orientation), loader: loader)
+    }
+
+    /// Decodes the photo upright to fit in `maxWidth` x `maxHeight`, never
+    /// enlarging, with shrink-on-load where the format has it.
+    static func load(
+        _ bytes: PhotoBytes, fittingIn maxWidth: Int, _ maxHeight: Int, maxPixels: Int,
+        source: String
+    ) throws(FaceCropError) -> Picture {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        let status = bytes.withBytes {
+            CVipsShim_LoadFitting(
+                $0.baseAddress, $0.count, Int32(clamping: maxWidth), Int32(clamping: maxHeight),
+                Int64(maxPixels), &handle, &message)
+        }
+        guard status == 0, let handle else {
+            let reason = takeMessage(message, fallback: "could not decode")
+            if status == CVipsShim_TooLarge.rawValue {
+                throw .tooLarge(source, reason: reason)
+            }
+            throw .decodeFailed(source, reason: reason)
+        }
+        return Picture(handle: handle, bytes: bytes)
+    }
+
+    /// Decodes into memory now so that several regions can be read from it.
+    func materialize(source: String) throws(FaceCropError) {
+        var message: UnsafeMutablePointer<CChar>?
+        guard CVipsShim_ImageMaterialize(handle, &message) == 0 else {
+            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+        }
+    }
+
+    /// 8-bit grayscale pixels, rows packed.
+    func grayPixels(source: String) throws(FaceCropError) -> GrayImage {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var w: Int32 = 0
+        var h: Int32 = 0
+        var message: UnsafeMutablePointer<CChar>?
+        guard CVipsShim_ImageGray(handle, &pixels, &w, &h, &message) == 0, let pixels else {
+            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+        }
+        defer { CVipsShim_Free(pixels) }
+        let data = [UInt8](UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h)))
+        return GrayImage(width: Int(w), height: Int(h), pixels: data)
+    }
+
+    /// Cuts `square` (in this picture's pixels), resizes it to `side` pixels
+    /// and encodes it.
+    func encodeCrop(
+        _ square: PixelSquare, pad: PadMode, side: Int, format: OutputFormat, quality: Int,
+        source: String
+    ) throws(FaceCropError) -> [UInt8] {
+        var spec = CVipsShim_CropSpec(
+            left: Int32(clamping: square.left), top: Int32(clamping: square.top),
+            side: Int32(clamping: square.side),
+            pad: pad == .black ? CVipsShim_PadBlack : CVipsShim_PadEdge,
+            output_side: Int32(clamping: side),
+            format: format.shimFormat, quality: Int32(clamping: quality))
+        var bytes: UnsafeMutableRawPointer?
+        var length = 0
+        var message: UnsafeMutablePointer<CChar>?
+        guard CVipsShim_CropEncode(handle, &spec, &bytes, &length, &message) == 0, let bytes else {
+            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not cut crop"))
+        }
+        defer { CVipsShim_Free(bytes) }
+        return [UInt8](UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+}
+
+/// 8-bit grayscale pixels with packed rows.
+struct GrayImage: Sendable {
+    var width: Int
+    var height: Int
+    var pixels: [UInt8]
+}
+
+extension OutputFormat {
+    fileprivate var shimFormat: CVipsShim_Format {
+        switch self {
+        case .jpg: CVipsShim_JPEG
+        case .png: CVipsShim_PNG
+        case .webp: CVipsShim_WebP
+        }
+    }
+}
+
+func systemError(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}

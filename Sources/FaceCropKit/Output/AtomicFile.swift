@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+
+/// Why a file could not be written.
+struct WriteFailure: Error, Sendable {
+    var reason: String
+}
+
+/// The temporary files being written right now, so that an immediate exit
+/// (a second Ctrl-C) can remove them first and leave no partial file.
+public final class TemporaryFiles: Sendable {
+    private let paths = Mutex<Set<String>>([])
+    private let counter = Atomic<Int>(0)
+
+    public init() {}
+
+    func make(for path: String) -> String {
+        let number = counter.add(1, ordering: .relaxed).newValue
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).facecrop-\(getpid())-\(number).tmp"
+        paths.withLock { _ = $0.insert(temporary) }
+        return temporary
+    }
+
+    func forget(_ temporary: String) {
+        paths.withLock { _ = $0.remove(temporary) }
+    }
+
+    /// Deletes every temporary file still being written.
+    public func removeAll() {
+        let pending = paths.withLock { set in
+            defer { set.removeAll() }
+            return set
+        }
+        for path in pending { unlink(path) }
+    }
+}
+
+/// Writes a whole file under a temporary name in its folder, then renames it
+/// into place: a reader (or a rerun after a crash) sees the old file or the
+/// new one, never half of one.
+enum AtomicFile {
+    static func write(_ bytes: [UInt8], to path: String, temporaries: TemporaryFiles) throws(WriteFailure) {
+        let temporary = temporaries.make(for: path)
+        defer { temporaries.forget(temporary) }
+        do {
+            try writeAll(bytes, to: temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = systemError(errno)
+            unlink(temporary)
+            throw WriteFailure(reason: reason)
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to path: String) throws(WriteFailure) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WriteFailure(reason: systemError(errno)) }
+        var failure: String?
+        bytes.withUnsafeBytes { raw in
+            var written = 0
+            while written < raw.count {
+                let result = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    failure = systemError(errno)
+                    return
+                }
+                written += result
+            }
+        }
+        if close(fd) != 0, failure == nil { failure = systemError(errno) }
+        if let failure { throw WriteFailure(reason: failure) }
+    }
+
+    /// Creates `folder` and its parents.
+    static func makeFolder(_ folder: String) throws(WriteFailure) {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            var info = stat()
+            if stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return }
+            throw WriteFailure(reason: (error as NSError).localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// manifest.jsonl: one JSON object per line, a line per crop and a line per
+/// photo without crops, in source order. Written under a temporary name as
+/// the outcomes arrive (in order) and renamed into place at the end.
+final class ManifestWriter {
+    static let fileName = "manifest.jsonl"
+
+    private let path: String
+    private let temporary: String
+    private let temporaries: TemporaryFiles
+    private let labels: [String]
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var failure: WriteFailure?
+
+    init(outputRoot: String, labels: [String], temporaries: TemporaryFiles) throws(WriteFailure) {
+        path = (outputRoot as NSString).appendingPathComponent(Self.fileName)
+        temporary = temporaries.make(for: path)
+        self.temporaries = temporaries
+        self.labels = labels
+        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            temporaries.forget(temporary)
+            throw WriteFailure(reason: systemError(errno))
+        }
+    }
+
+    deinit {
+        if fd >= 0 { close(fd) }
+        if failure != nil || !committed {
+            unlink(temporary)
+            temporaries.forget(temporary)
+        }
+    }
+
+    private var committed = false
+
+    func append(_ outcome: PhotoOutcome) throws(WriteFailure) {
+        for line in Self.lines(for: outcome, labels: labels) {
+            buffer.append(contentsOf: line.utf8)
+            buffer.append(UInt8(ascii: "\n"))
+        }
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    func commit() throws(WriteFailure) {
+        try flush()
+        guard rename(temporary, path) == 0 else { throw fail(systemError(errno)) }
+        committed = true
+        temporaries.forget(temporary)
+    }
+
+    private func flush() throws(WriteFailure) {
+        if let failure { throw failure }
+        var written = 0
+        while written < buffer.count {
+            let result = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw fail(systemError(errno))
+            }
+            written += result
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func fail(_ reason: String) -> WriteFailure {
+        let failure = WriteFailure(reason: "'\(path)': \(reason)")
+        self.failure = failure
+        return failure
+    }
+
+    /// The manifest lines for one outcome (the contract in README.md).
+    static func lines(for outcome: PhotoOutcome, labels: [String]) -> [String] {
+        var common: [(String, JSON)] = [("source", .string(outcome.source))]
+        let label = outcome.input < labels.count ? labels[outcome.input] : ""
+        var extra: [(String, JSON)] = []
+        if !label.isEmpty { extra.append(("input", .string(label))) }
+        if let width = outcome.width, let height = outcome.height {
+            extra.append(("width", .int(width)))
+            extra.append(("height", .int(height)))
+        }
+        if let sha256 = outcome.sha256 { extra.append(("sha256", .string(sha256))) }
+
+        switch outcome.status {
+        case .ok:
+            return outcome.faces.map { face in
+                common.append(("status", .string("ok")))
+                defer { common.removeLast() }
+                let fields: [(String, JSON)] = [
+                    ("face", .int(face.index)),
+                    ("bbox", .array([.int(face.bbox.x), .int(face.bbox.y), .int(face.bbox.width), .int(face.bbox.height)])),
+                    ("score", .double(face.score)),
+                    ("crop", .string(face.crop)),
+                    ("padded", .bool(face.padded)),
+                ]
+                return JSON.object(common + fields + extra).serialized()
+            }
+        case .noFace:
+            common.append(("status", .string("no_face")))
+            return [JSON.object(common + extra).serialized()]
+        case .error:
+            common.append(("status", .string("error")))
+            common.append(("error", .string(outcome.error?.reason ?? "unknown error")))
+            return [JSON.object(common + extra).serialized()]
+        }
+    }
+}

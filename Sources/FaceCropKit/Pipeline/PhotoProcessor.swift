@@ -1,0 +1,192 @@
+import Foundation
+
+/// One face crop written for a photo.
+public struct FaceCrop: Sendable, Equatable {
+    /// 0-based; faces are numbered largest first.
+    public var index: Int
+    /// The face in upright, full-resolution pixels of the photo.
+    public var bbox: PixelRect
+    public var score: Double
+    /// The crop file, relative to `-o`.
+    public var crop: String
+    /// Whether the crop reached past the photo's edge and was padded.
+    public var padded: Bool
+}
+
+public enum PhotoStatus: String, Sendable {
+    case ok
+    case noFace = "no_face"
+    case error
+}
+
+/// What became of one photo. Every photo, and every problem found while
+/// walking the folders, yields exactly one outcome; a failure is a value here,
+/// never an exception that stops the other photos.
+public struct PhotoOutcome: Sendable {
+    public var input: Int
+    public var source: String
+    public var status: PhotoStatus
+    public var faces: [FaceCrop] = []
+    public var error: FaceCropError?
+    /// Upright size of the photo, when its header could be read.
+    public var width: Int?
+    public var height: Int?
+    public var sha256: String?
+
+    static func failed(_ photo: Photo, _ error: FaceCropError, sha256: String? = nil) -> PhotoOutcome {
+        PhotoOutcome(input: photo.input, source: photo.source, status: .error, error: error, sha256: sha256)
+    }
+}
+
+/// The settings that decide what a photo's crops look like.
+public struct CropSettings: Sendable, Equatable {
+    public var size: Int
+    public var margin: Double
+    public var faces: FaceSelection
+    public var minFace: Int
+    public var pad: PadMode
+    public var format: OutputFormat
+    public var quality: Int
+    public var detectSize: Int
+    public var minNeighbors: Int
+    public var maxPixels: Int
+
+    public init(_ options: Options) {
+        size = options.size
+        margin = options.margin
+        faces = options.faces
+        minFace = options.minFace
+        pad = options.pad
+        format = options.format
+        quality = options.quality
+        detectSize = options.detectSize
+        minNeighbors = options.minNeighbors
+        maxPixels = options.maxPixels
+    }
+}
+
+/// Turns one photo into its crops: read, decode small, detect, map back,
+/// decode at the size the crops need, cut, encode, write atomically.
+struct PhotoProcessor: Sendable {
+    var settings: CropSettings
+    var outputRoot: String
+    var temporaries: TemporaryFiles
+    var diagnosis = DiagnosisLock()
+
+    func process(_ photo: Photo, with cascade: Cascade) -> PhotoOutcome {
+        let outcome = diagnosis.shared { attempt(photo, with: cascade) }
+        switch outcome.error {
+        case .notAnImage?, .decodeFailed?:
+            return diagnosis.exclusive { attempt(photo, with: cascade) }
+        default:
+            return outcome
+        }
+    }
+
+    private func attempt(_ photo: Photo, with cascade: Cascade) -> PhotoOutcome {
+        var hash: String?
+        do throws(FaceCropError) {
+            let bytes = try PhotoBytes(path: photo.path, source: photo.source)
+            hash = bytes.sha256
+            return try process(photo, bytes: bytes, sha256: hash!, cascade: cascade)
+        } catch {
+            return .failed(photo, error, sha256: hash)
+        }
+    }
+
+    private func process(_ photo: Photo, bytes: PhotoBytes, sha256: String, cascade: Cascade)
+        throws(FaceCropError) -> PhotoOutcome
+    {
+        let source = photo.source
+        let header = try Picture.header(of: bytes, source: source)
+        guard header.storedWidth * header.storedHeight <= settings.maxPixels else {
+            throw .tooLarge(source, reason: "\(header.storedWidth) x \(header.storedHeight) pixels is over the limit of \(settings.maxPixels) pixels (--max-pixels)")
+        }
+        var outcome = PhotoOutcome(
+            input: photo.input, source: source, status: .noFace, width: header.width, height: header.height,
+            sha256: sha256)
+
+        // Detect on a small upright decode; it stays in memory because the
+        // crops may be cut from it too.
+        let small = try Picture.load(
+            bytes, fittingIn: settings.detectSize, settings.detectSize, maxPixels: settings.maxPixels, source: source)
+        try small.materialize(source: source)
+        let gray = try small.grayPixels(source: source)
+        let full = (width: header.width, height: header.height)
+        let scale = Double(gray.width) / Double(full.width)
+        var parameters = Cascade.Parameters()
+        parameters.minNeighbors = settings.minNeighbors
+        parameters.minSide = Int((Double(settings.minFace) * scale).rounded(.down))
+        let found = try cascade.detect(in: gray, parameters, source: source)
+
+        var faces = found.map { detection in
+            (box: CropGeometry.map(detection.box, from: (gray.width, gray.height), to: full), score: detection.score)
+        }
+        .filter { max($0.box.width, $0.box.height) >= settings.minFace }
+        faces.sort { a, b in
+            if a.box.area != b.box.area { return a.box.area > b.box.area }
+            if a.box.y != b.box.y { return a.box.y < b.box.y }
+            return a.box.x < b.box.x
+        }
+        if settings.faces == .largest { faces = Array(faces.prefix(1)) }
+        guard !faces.isEmpty else { return outcome }
+
+        let squares = faces.map {
+            CropGeometry.cropSquare(around: $0.box, margin: settings.margin, imageWidth: full.width, imageHeight: full.height)
+        }
+        // Cut from the smallest decode that still gives every crop its full
+        // resolution: the detection decode when it is enough.
+        let needed = CropGeometry.decodeScale(for: squares, outputSide: settings.size)
+        let picture: Picture
+        if scale >= needed * 0.999 {
+            picture = small
+        } else {
+            picture = try Picture.load(
+                bytes, fittingIn: Int((Double(full.width) * needed).rounded(.up)),
+                Int((Double(full.height) * needed).rounded(.up)), maxPixels: settings.maxPixels, source: source)
+            if squares.count > 1 { try picture.materialize(source: source) }
+        }
+        let sx = Double(picture.width) / Double(full.width)
+        let sy = Double(picture.height) / Double(full.height)
+
+        let folder = (outputRoot as NSString).appendingPathComponent((photo.outputPrefix as NSString).deletingLastPathComponent)
+        do {
+            try AtomicFile.makeFolder(folder)
+        } catch {
+            throw .writeFailed(source, reason: error.reason)
+        }
+        // A photo's crops are all written or none: a failure part-way removes
+        // the ones already written.
+        var written: [String] = []
+        defer {
+            if outcome.status != .ok { for path in written { unlink(path) } }
+        }
+        for (index, (face, square)) in zip(faces, squares).enumerated() {
+            let scaled = CropGeometry.scale(square, sx: sx, sy: sy)
+            let encoded = try picture.encodeCrop(
+                scaled, pad: settings.pad, side: settings.size, format: settings.format, quality: settings.quality,
+                source: source)
+            let relative = Self.cropName(prefix: photo.outputPrefix, index: index, format: settings.format)
+            let path = (outputRoot as NSString).appendingPathComponent(relative)
+            do {
+                try AtomicFile.write(encoded, to: path, temporaries: temporaries)
+                written.append(path)
+            } catch {
+                throw .writeFailed(source, reason: "'\(relative)': \(error.reason)")
+            }
+            outcome.faces.append(
+                FaceCrop(
+                    index: index, bbox: face.box, score: (face.score * 10_000).rounded() / 10_000, crop: relative,
+                    padded: square.reachesOutside(width: full.width, height: full.height)))
+        }
+        outcome.status = .ok
+        return outcome
+    }
+
+    /// `trip/IMG_1.heic` -> `trip/IMG_1.heic.face0.jpg`: the photo's whole name
+    /// is kept, so `a.jpg` and `a.heic` never share a crop name, and the same
+    /// photo always gets the same names.
+    static func cropName(prefix: String, index: Int, format: OutputFormat) -> String {
+        "\(prefix).face\(index).\(format.fileExtension)"
+    }
+}
