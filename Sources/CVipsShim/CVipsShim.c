@@ -86,7 +86,9 @@ int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *hea
     if (!loader) {
         return fail(CVipsShim_DecodeFailed, message, "not an image libvips can read");
     }
-    g_strlcpy(header->loader, loader, sizeof header->loader);
+    // find_load gives the class name; report the operation's nickname.
+    const char *nickname = vips_nickname_find(g_type_from_name(loader));
+    g_strlcpy(header->loader, nickname ? nickname : loader, sizeof header->loader);
     VipsImage *image = vips_image_new_from_buffer(bytes, length, "", NULL);
     if (!image) {
         return fail(CVipsShim_DecodeFailed, message, "unreadable image header");

@@ -12,9 +12,12 @@ public enum FaceCropCommand {
     public static let defaultCascade = "haarcascade_frontalface_alt2.xml"
 
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
+        var arguments = arguments
+        let floor = arguments.first == "floor"
+        if floor { arguments.removeFirst() }
         let options: Options
         do {
-            options = try OptionTable.parse(arguments)
+            options = try OptionTable.parse(arguments, requireOutput: !floor)
         } catch {
             Terminal.stderr("Error: \(error.description)\n\(OptionTable.usage)\nSee 'facecrop --help' for more information.\n")
             return ExitStatus.usage
@@ -28,6 +31,7 @@ public enum FaceCropCommand {
             return ExitStatus.success
         }
         do {
+            if floor { return try await measureFloor(options, stop: stop) }
             return try await execute(options, stop: stop, temporaries: temporaries)
         } catch {
             Terminal.stderr("facecrop: error: \(error.description)\n")
@@ -42,6 +46,36 @@ public enum FaceCropCommand {
             if access(path, R_OK) == 0 { return path }
         }
         return cascadeFolders[0] + "/" + defaultCascade
+    }
+
+    /// `facecrop floor PHOTOS...`: what it costs only to decode each photo at
+    /// the detection size and run one detection pass, with the same shims and
+    /// window as a real run. Prints one JSON line; used by scripts/bench.
+    static func measureFloor(_ options: Options, stop: StopRequest) async throws(FaceCropError) -> Int32 {
+        let started = ContinuousClock.now
+        try Vips.start()
+        Cascade.setLibraryThreads(1)
+        let cascadePath = resolveCascade(options.cascade)
+        var cascades: [Cascade] = []
+        for _ in 0..<options.effectiveJobs { cascades.append(try Cascade(path: cascadePath)) }
+        let found = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil)
+            .find(options.inputs)
+        var processor = PhotoProcessor(settings: CropSettings(options), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
+        processor.detectOnly = true
+        var counts = RunCounts()
+        _ = await Pipeline(processor: processor, cascades: cascades, stop: stop).run(found.photos.map(WorkItem.photo)) {
+            counts.add($0)
+            return true
+        }
+        let elapsed = Progress.seconds(ContinuousClock.now - started)
+        let json = JSON.object([
+            ("photos", .int(counts.photos)), ("faces", .int(counts.faces)), ("errors", .int(counts.errors)),
+            ("elapsed_s", .double((elapsed * 1000).rounded() / 1000)),
+            ("per_photo_s", .double(counts.photos > 0 ? (elapsed / Double(counts.photos) * 10000).rounded() / 10000 : 0)),
+            ("jobs", .int(options.effectiveJobs)),
+        ])
+        Terminal.stdout(json.serialized() + "\n")
+        return ExitStatus.success
     }
 
     static func execute(_ options: Options, stop: StopRequest, temporaries: TemporaryFiles) async throws(FaceCropError) -> Int32 {

@@ -116,7 +116,7 @@ public enum OptionTable {
     ]
 
     /// Parses the arguments after the program name.
-    public static func parse(_ arguments: [String]) throws(FaceCropError) -> Options {
+    public static func parse(_ arguments: [String], requireOutput: Bool = true) throws(FaceCropError) -> Options {
         var options = Options()
         var index = 0
         var onlyPositional = false
@@ -157,7 +157,7 @@ public enum OptionTable {
         }
         if options.showHelp || options.showVersion { return options }
         if options.inputs.isEmpty { throw .usage("no photos given") }
-        if options.output == nil { throw .usage("missing '--output <dir>'") }
+        if requireOutput, options.output == nil { throw .usage("missing '--output <dir>'") }
         return options
     }
 

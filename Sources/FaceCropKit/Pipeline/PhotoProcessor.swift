@@ -72,6 +72,8 @@ struct PhotoProcessor: Sendable {
     var outputRoot: String
     var temporaries: TemporaryFiles
     var diagnosis = DiagnosisLock()
+    /// Stop after detection (the `floor` benchmark: decode + one detection pass).
+    var detectOnly = false
 
     func process(_ photo: Photo, with cascade: Cascade) -> PhotoOutcome {
         let outcome = diagnosis.shared { attempt(photo, with: cascade) }
@@ -130,6 +132,13 @@ struct PhotoProcessor: Sendable {
         }
         if settings.faces == .largest { faces = Array(faces.prefix(1)) }
         guard !faces.isEmpty else { return outcome }
+        if detectOnly {
+            outcome.status = .ok
+            outcome.faces = faces.enumerated().map {
+                FaceCrop(index: $0.offset, bbox: $0.element.box, score: $0.element.score, crop: "", padded: false)
+            }
+            return outcome
+        }
 
         let squares = faces.map {
             CropGeometry.cropSquare(around: $0.box, margin: settings.margin, imageWidth: full.width, imageHeight: full.height)

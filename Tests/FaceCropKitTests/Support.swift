@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+@testable import FaceCropKit
+
+/// The package root, found from this file's path.
+let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+let fixtures = packageRoot.appendingPathComponent("Fixtures")
+
+/// The built `facecrop` binary (FACECROP_BIN overrides).
+let facecropBinary: String = {
+    if let path = ProcessInfo.processInfo.environment["FACECROP_BIN"] { return path }
+    return packageRoot.appendingPathComponent(".build/debug/facecrop").path
+}()
+
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the real binary as a user would. Its output goes to files, so no
+/// pipe can fill up and block it.
+func runFaceCrop(_ arguments: [String]) throws -> RunResult {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let outURL = folder.appendingPathComponent("stdout")
+    let errURL = folder.appendingPathComponent("stderr")
+    FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let out = try FileHandle(forWritingTo: outURL)
+    let err = try FileHandle(forWritingTo: errURL)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: facecropBinary)
+    process.arguments = arguments
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    try out.close()
+    try err.close()
+    return RunResult(
+        status: process.terminationStatus,
+        stdout: try String(contentsOf: outURL, encoding: .utf8),
+        stderr: try String(contentsOf: errURL, encoding: .utf8))
+}
+
+/// A fresh temporary folder, removed by the caller's `defer`.
+func makeTemporaryFolder() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("facecrop-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Copies fixture folders (e.g. "faces") into `folder`; tests never write into Fixtures/.
+func copyFixtures(_ names: [String], into folder: URL) throws {
+    for name in names {
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+    }
+}
+
+/// manifest.jsonl as parsed JSON objects, in file order.
+func readManifest(_ output: URL) throws -> [[String: Any]] {
+    let text = try String(contentsOf: output.appendingPathComponent("manifest.jsonl"), encoding: .utf8)
+    return try text.split(separator: "\n").map {
+        try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+    }
+}
+
+struct Expected {
+    var faces: Int
+    var boxes: [PixelRect]
+    var width: Int
+    var height: Int
+}
+
+/// Fixtures/expected.json: the known answers for every fixture photo.
+let expectedAnswers: [String: Expected] = {
+    let data = try! Data(contentsOf: fixtures.appendingPathComponent("expected.json"))
+    let object = try! JSONSerialization.jsonObject(with: data) as! [String: Any]
+    var answers: [String: Expected] = [:]
+    for (key, value) in object {
+        guard let entry = value as? [String: Any], let faces = entry["faces"] as? Int else { continue }
+        let boxes = (entry["boxes"] as? [[Int]] ?? []).map { PixelRect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }
+        answers[key] = Expected(
+            faces: faces, boxes: boxes, width: entry["width"] as? Int ?? 0, height: entry["height"] as? Int ?? 0)
+    }
+    return answers
+}()
+
+func intersectionOverUnion(_ a: PixelRect, _ b: PixelRect) -> Double {
+    let x0 = max(a.x, b.x)
+    let y0 = max(a.y, b.y)
+    let x1 = min(a.x + a.width, b.x + b.width)
+    let y1 = min(a.y + a.height, b.y + b.height)
+    let inter = max(0, x1 - x0) * max(0, y1 - y0)
+    let union = a.area + b.area - inter
+    return union > 0 ? Double(inter) / Double(union) : 0
+}
+
+func rect(_ value: Any?) -> PixelRect? {
+    guard let numbers = value as? [Int], numbers.count == 4 else { return nil }
+    return PixelRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+}
+
+/// SHA-256 of every file under `folder`, by relative path.
+func fingerprint(_ folder: URL) throws -> [String: String] {
+    var result: [String: String] = [:]
+    let enumerator = FileManager.default.enumerator(atPath: folder.path)!
+    while let relative = enumerator.nextObject() as? String {
+        let path = folder.appendingPathComponent(relative).path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        result[relative] = data.withUnsafeBytes { Vips.sha256($0) }
+    }
+    return result
+}
