@@ -12,6 +12,9 @@ public enum FaceCropCommand {
     public static let defaultCascade = "haarcascade_frontalface_alt2.xml"
 
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
+        if arguments.first == "merge" {
+            return MergeCommand.run(Array(arguments.dropFirst()), temporaries: temporaries)
+        }
         var arguments = arguments
         let floor = arguments.first == "floor"
         if floor { arguments.removeFirst() }
@@ -63,8 +66,9 @@ public enum FaceCropCommand {
         var processor = PhotoProcessor(settings: CropSettings(options), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
         processor.detectOnly = true
         var counts = RunCounts()
-        _ = await Pipeline(processor: processor, cascades: cascades, stop: stop).run(found.photos.map(WorkItem.photo)) {
-            counts.add($0)
+        let items = found.photos.map { WorkItem.photo($0, previous: nil) }
+        _ = await Pipeline(processor: processor, cascades: cascades, stop: stop).run(items) { record, _ in
+            counts.add(record)
             return true
         }
         let elapsed = Progress.seconds(ContinuousClock.now - started)
@@ -88,70 +92,116 @@ public enum FaceCropCommand {
         try Vips.start()
         Cascade.setLibraryThreads(1)
         let cascadePath = resolveCascade(options.cascade)
-        var cascades: [Cascade] = []
-        for _ in 0..<jobs { cascades.append(try Cascade(path: cascadePath)) }
+        var cascades: [Cascade] = [try Cascade(path: cascadePath)]
+        let settings = CropSettings(options)
+        let describedSettings = Stats.settingsJSON(settings, cascadePath: cascadePath)
+        let settingsHash = Stats.hash(describedSettings)
 
-        do {
-            try AtomicFile.makeFolder(output)
-        } catch {
-            throw .outputUnusable(output, reason: error.reason)
-        }
-        guard access(output, W_OK | X_OK) == 0 else {
-            throw .outputUnusable(output, reason: systemError(errno))
+        let readOnly = options.check || options.dryRun
+        if !readOnly {
+            do {
+                try AtomicFile.makeFolder(output)
+            } catch {
+                throw .outputUnusable(output, reason: error.reason)
+            }
+            guard access(output, W_OK | X_OK) == 0 else {
+                throw .outputUnusable(output, reason: systemError(errno))
+            }
         }
 
         let finder = PhotoFinder(
             include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: output)
-        let found = try finder.find(options.inputs)
-        var items = found.photos.map(WorkItem.photo) + found.problems.map(WorkItem.problem)
-        items.sort { PhotoFinder.precedes($0.key, $1.key) }
+        var found = try finder.find(options.inputs)
+        if let shard = options.shard {
+            found.photos.removeAll { !shard.owns(label: $0.label, source: $0.source) }
+            found.problems.removeAll { !shard.owns(label: $0.label, source: $0.source) }
+        }
+        let store = StateStore(output: output, shard: options.shard)
+        let loaded = store.load(settingsHash: settingsHash)
+        // Failed photos are tried again on every run, but for --check an
+        // unchanged photo that failed before is as up to date as any other.
+        let plan = Plan(found: found, loaded: loaded, overwrite: options.overwrite, retryErrors: !options.check, output: output)
 
-        let manifest: ManifestWriter
-        do {
-            manifest = try ManifestWriter(outputRoot: output, labels: found.labels, temporaries: temporaries)
+        if readOnly {
+            return report(plan, options: options, output: output, store: store, loaded: loaded, settingsHash: settingsHash)
+        }
+
+        while cascades.count < jobs { cascades.append(try Cascade(path: cascadePath)) }
+        let journal: Journal
+        do throws(WriteFailure) {
+            try store.prepare()
+            temporaries.use(folder: store.temporaryFolder)
+            journal = try Journal(path: store.journalPath, settingsHash: settingsHash)
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
-        let settings = CropSettings(options)
-        let pipeline = Pipeline(
-            processor: PhotoProcessor(settings: settings, outputRoot: output, temporaries: temporaries),
-            cascades: cascades, stop: stop)
-        let progress = Progress(total: items.count, showBar: !options.quiet && Terminal.stderrIsTerminal)
+        let manifest: ManifestWriter
+        do {
+            manifest = try ManifestWriter(outputRoot: output, name: "manifest\(store.suffix).jsonl", temporaries: temporaries)
+        } catch {
+            throw .outputUnusable(output, reason: error.reason)
+        }
+        var processor = PhotoProcessor(settings: settings, outputRoot: output, temporaries: temporaries)
+        processor.labels = found.labels
+        processor.journal = journal
+        let pipeline = Pipeline(processor: processor, cascades: cascades, stop: stop)
+        let progress = Progress(total: plan.items.count, showBar: !options.quiet && Terminal.stderrIsTerminal)
         var counts = RunCounts()
-        var manifestFailure: WriteFailure?
+        var records: [PhotoRecord] = []
+        var writeFailure: WriteFailure?
 
-        let completed = await pipeline.run(items) { outcome in
-            counts.add(outcome)
-            await progress.record(outcome)
+        let completed = await pipeline.run(plan.items) { record, kept in
+            counts.add(record, reused: kept)
+            records.append(record)
+            await progress.record(record)
             do throws(WriteFailure) {
-                try manifest.append(outcome)
+                try manifest.append(record)
                 return true
             } catch {
-                manifestFailure = error
+                writeFailure = error
                 return false
             }
         }
         await progress.finish()
-        if manifestFailure == nil {
-            do throws(WriteFailure) { try manifest.commit() } catch { manifestFailure = error }
+
+        var removed = 0
+        if completed && writeFailure == nil && options.prune {
+            removed = prune(loaded.written.subtracting(records.flatMap(\.crops)), in: output)
+        }
+        // Photos a stopped run did not reach keep their earlier records, so
+        // the next run can still reuse them.
+        var remembered = records
+        if !completed {
+            let done = Set(records.map(\.key))
+            remembered += plan.earlier.filter { !done.contains($0.key) }
+            remembered.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+        }
+        if writeFailure == nil {
+            do throws(WriteFailure) {
+                try manifest.commit()
+                try store.commit(remembered, settingsHash: settingsHash, settings: describedSettings, temporaries: temporaries)
+            } catch {
+                writeFailure = error
+            }
         }
 
         let elapsed = Progress.seconds(ContinuousClock.now - started)
         let stats = Stats(
-            settings: settings, cascadePath: cascadePath, counts: counts, elapsed: elapsed, jobs: jobs,
-            interrupted: !completed && manifestFailure == nil)
-        if manifestFailure == nil {
+            settings: describedSettings, settingsHash: settingsHash, counts: counts, elapsed: elapsed, jobs: jobs,
+            interrupted: !completed && writeFailure == nil, removed: removed, shard: options.shard)
+        if writeFailure == nil {
             do throws(WriteFailure) {
-                try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
+                try AtomicFile.write(
+                    Array((stats.json.pretty() + "\n").utf8), to: output + "/stats\(store.suffix).json", temporaries: temporaries)
             } catch {
-                manifestFailure = error
+                writeFailure = error
             }
         }
         if options.json {
             Terminal.stdout(stats.json.serialized() + "\n")
         }
-        if let manifestFailure {
-            Terminal.stderr("facecrop: error: cannot write the manifest: \(manifestFailure.reason)\n")
+        if let writeFailure {
+            Terminal.stderr("facecrop: error: cannot write the dataset's records: \(writeFailure.reason)\n")
             return ExitStatus.failure
         }
         if !options.quiet {
@@ -161,5 +211,106 @@ public enum FaceCropCommand {
             return signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
         }
         return counts.errors > 0 ? ExitStatus.failure : ExitStatus.success
+    }
+
+    /// Deletes crops facecrop wrote that no photo produces any more, and the
+    /// folders that leaves empty. Returns how many files it removed.
+    static func prune(_ crops: Set<String>, in output: String) -> Int {
+        var removed = 0
+        for crop in crops.sorted() where !crop.isEmpty && !crop.hasPrefix("/") && !crop.split(separator: "/").contains("..") {
+            let path = output + "/" + crop
+            if unlink(path) == 0 { removed += 1 }
+            var folder = (crop as NSString).deletingLastPathComponent
+            while !folder.isEmpty, rmdir(output + "/" + folder) == 0 {
+                folder = (folder as NSString).deletingLastPathComponent
+            }
+        }
+        return removed
+    }
+
+    /// `--check` and `--dry-run`: say what a run would do, change nothing.
+    static func report(
+        _ plan: Plan, options: Options, output: String, store: StateStore, loaded: StateStore.Loaded, settingsHash: String
+    ) -> Int32 {
+        var lines: [String] = []
+        let manifestPath = output + "/manifest\(store.suffix).jsonl"
+        if options.check, loaded.settingsHash != nil, loaded.settingsHash != settingsHash {
+            lines.append("settings changed: every photo would be processed again")
+        }
+        if options.check, access(manifestPath, F_OK) != 0 {
+            lines.append("missing: \(manifestPath)")
+        }
+        for item in plan.items {
+            switch item {
+            case .kept: continue
+            case .problem(let problem): lines.append("error: \(problem.source): \(problem.reason)")
+            case .photo(let photo, let previous):
+                if let previous, Plan.sameContent(photo, as: previous) { continue }
+                let name = photo.outputPrefix
+                if let reason = plan.reasons[StateStore.key(label: photo.label, source: photo.source)] {
+                    lines.append("\(reason): \(name)")
+                } else {
+                    lines.append((previous == nil ? "new: " : "changed: ") + name)
+                }
+            }
+        }
+        for gone in plan.gone { lines.append("removed: \(gone)") }
+        if !lines.isEmpty { Terminal.stdout(lines.joined(separator: "\n") + "\n") }
+        if options.dryRun { return ExitStatus.success }
+        if lines.isEmpty, !options.quiet {
+            Terminal.stderr("facecrop: '\(output)' is up to date (\(plan.items.count) photos)\n")
+        }
+        return lines.isEmpty ? ExitStatus.success : ExitStatus.failure
+    }
+}
+
+/// What a run has to do: which photos to process, which earlier records to
+/// keep, which photos are gone.
+struct Plan {
+    var items: [WorkItem] = []
+    /// Earlier records (this settings hash) of the photos still present.
+    var earlier: [PhotoRecord] = []
+    /// Photos recorded before and not found now (label/source).
+    var gone: [String] = []
+    /// Why a photo with an earlier record is processed again, by key.
+    var reasons: [String: String] = [:]
+
+    init(found: PhotoFinder.Found, loaded: StateStore.Loaded, overwrite: Bool, retryErrors: Bool, output: String) {
+        var present: Set<String> = []
+        for photo in found.photos {
+            let key = StateStore.key(label: photo.label, source: photo.source)
+            present.insert(key)
+            guard !overwrite, let record = loaded.records[key] else {
+                if overwrite, loaded.records[key] != nil { reasons[key] = "overwrite" }
+                items.append(.photo(photo, previous: nil))
+                continue
+            }
+            earlier.append(record)
+            let cropsThere = record.crops.allSatisfy { access(output + "/" + $0, F_OK) == 0 }
+            if record.status == .error && (retryErrors || record.sha256 == nil) {
+                reasons[key] = "failed before"
+                items.append(.photo(photo, previous: nil))
+            } else if !cropsThere {
+                reasons[key] = "crop missing"
+                items.append(.photo(photo, previous: nil))
+            } else if record.size == photo.size && record.modified == photo.modified {
+                items.append(.kept(record))
+            } else {
+                // Same content under a new time (a fresh checkout) is kept
+                // after hashing; the worker decides.
+                items.append(.photo(photo, previous: record))
+            }
+        }
+        for problem in found.problems { items.append(.problem(problem)) }
+        items.sort { PhotoFinder.precedes($0.key, $1.key) }
+        gone = loaded.records.values.filter { !present.contains($0.key) }
+            .map { PhotoFinder.join($0.label, $0.source) }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// Whether the photo's bytes hash to the record's (reads the file).
+    static func sameContent(_ photo: Photo, as record: PhotoRecord) -> Bool {
+        guard let bytes = try? PhotoBytes(path: photo.path, source: photo.source) else { return false }
+        return bytes.sha256 == record.sha256
     }
 }

@@ -26,6 +26,11 @@ public struct Options: Sendable, Equatable {
     public var include: [String] = []
     public var exclude: [String] = []
     public var followLinks = false
+    public var overwrite = false
+    public var prune = true
+    public var check = false
+    public var dryRun = false
+    public var shard: Shard?
     public var quiet = false
     public var json = false
     public var showHelp = false
@@ -107,6 +112,13 @@ public enum OptionTable {
         },
         .value(["--exclude"], "GLOB", "Skip photos and folders matching GLOB (repeatable).") {
             $0.exclude.append($1)
+        },
+        .flag(["--overwrite"], "Process every photo again, even those unchanged since the last run.") { $0.overwrite = true },
+        .flag(["--no-prune"], "Keep the crops of photos that are gone from the inputs (default: remove them).") { $0.prune = false },
+        .flag(["--check"], "Process nothing; exit 0 if the output is up to date, 1 (listing what differs) if not.") { $0.check = true },
+        .flag(["--dry-run"], "Process nothing; list what a run would process and remove.") { $0.dryRun = true },
+        .value(["--shard"], "K/N", "Process only shard K of N (0 <= K < N, by a stable hash of each path); K may be 'auto' (SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).") {
+            $0.shard = try shard($1)
         },
         .flag(["--follow-links"], "Follow symbolic links (default: skip them).") { $0.followLinks = true },
         .flag(["-q", "--quiet"], "No progress bar and no summary line; errors are still printed.") { $0.quiet = true },
@@ -205,6 +217,24 @@ public enum OptionTable {
 
     static func label(_ spec: OptionSpec) -> String {
         spec.names.joined(separator: ", ") + (spec.value.map { " \($0)" } ?? "")
+    }
+
+    static func shard(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(FaceCropError) -> Shard {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let count = Int(parts[1]), count >= 1 else {
+            throw .usage("'--shard' needs K/N, e.g. 0/4, not '\(text)'")
+        }
+        var indexText = String(parts[0])
+        if indexText == "auto" {
+            guard let found = environment["SLURM_ARRAY_TASK_ID"] ?? environment["JOB_COMPLETION_INDEX"] else {
+                throw .usage("'--shard auto/\(count)' needs SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX in the environment")
+            }
+            indexText = found
+        }
+        guard let index = Int(indexText), (0..<count).contains(index) else {
+            throw .usage("'--shard' index must be from 0 to \(count - 1), not '\(indexText)'")
+        }
+        return Shard(index: index, count: count)
     }
 
     private static func int(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(FaceCropError) -> Int {

@@ -17,10 +17,10 @@ actor Progress {
         self.showBar = showBar
     }
 
-    func record(_ outcome: PhotoOutcome) {
+    func record(_ record: PhotoRecord) {
         done += 1
-        faces += outcome.faces.count
-        if let error = outcome.error {
+        faces += record.faceCount
+        if let error = record.error {
             say("facecrop: error: \(error.description)")
         }
         draw(force: done == total)

@@ -11,14 +11,28 @@ struct WriteFailure: Error, Sendable {
 public final class TemporaryFiles: Sendable {
     private let paths = Mutex<Set<String>>([])
     private let counter = Atomic<Int>(0)
+    private let folder = Mutex<String?>(nil)
 
     public init() {}
 
+    /// Puts every later temporary file in `folder` (on the output's file
+    /// system, so the final rename stays atomic), where the next run can find
+    /// and remove what a crash left behind.
+    func use(folder path: String) {
+        folder.withLock { $0 = path }
+    }
+
     func make(for path: String) -> String {
         let number = counter.add(1, ordering: .relaxed).newValue
-        let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).facecrop-\(getpid())-\(number).tmp"
+        let shared = folder.withLock { $0 }
+        let temporary: String
+        if let shared {
+            temporary = shared + "/\(number)-\(getpid()).tmp"
+        } else {
+            let parent = (path as NSString).deletingLastPathComponent
+            temporary = (parent.isEmpty ? "" : parent + "/") + ".\(name).facecrop-\(getpid())-\(number).tmp"
+        }
         paths.withLock { _ = $0.insert(temporary) }
         return temporary
     }

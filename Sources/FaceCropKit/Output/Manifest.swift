@@ -9,16 +9,14 @@ final class ManifestWriter {
     private let path: String
     private let temporary: String
     private let temporaries: TemporaryFiles
-    private let labels: [String]
     private let fd: Int32
     private var buffer: [UInt8] = []
     private(set) var failure: WriteFailure?
 
-    init(outputRoot: String, labels: [String], temporaries: TemporaryFiles) throws(WriteFailure) {
-        path = (outputRoot as NSString).appendingPathComponent(Self.fileName)
+    init(outputRoot: String, name: String = fileName, temporaries: TemporaryFiles) throws(WriteFailure) {
+        path = (outputRoot as NSString).appendingPathComponent(name)
         temporary = temporaries.make(for: path)
         self.temporaries = temporaries
-        self.labels = labels
         fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             temporaries.forget(temporary)
@@ -36,8 +34,8 @@ final class ManifestWriter {
 
     private var committed = false
 
-    func append(_ outcome: PhotoOutcome) throws(WriteFailure) {
-        for line in Self.lines(for: outcome, labels: labels) {
+    func append(_ record: PhotoRecord) throws(WriteFailure) {
+        for line in record.lines {
             buffer.append(contentsOf: line.utf8)
             buffer.append(UInt8(ascii: "\n"))
         }

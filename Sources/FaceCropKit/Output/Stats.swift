@@ -6,14 +6,16 @@ import Foundation
 struct Stats {
     static let fileName = "stats.json"
 
-    var settings: CropSettings
-    var cascadePath: String
+    var settings: JSON
+    var settingsHash: String
     var counts: RunCounts
     var elapsed: Double
     var jobs: Int
     var interrupted: Bool
+    var removed: Int
+    var shard: Shard?
 
-    var settingsJSON: JSON {
+    static func settingsJSON(_ settings: CropSettings, cascadePath: String) -> JSON {
         .object([
             ("size", .int(settings.size)),
             ("margin", .double(settings.margin)),
@@ -26,16 +28,49 @@ struct Stats {
             ("min_neighbors", .int(settings.minNeighbors)),
             ("max_pixels", .int(settings.maxPixels)),
             ("cascade", .string((cascadePath as NSString).lastPathComponent)),
+            ("cascade_sha256", .string(fileHash(cascadePath))),
         ])
     }
 
-    var json: JSON {
-        let settings = settingsJSON
-        let hash = Array(settings.serialized().utf8).withUnsafeBytes { Vips.sha256($0) }
-        return .object([
+    static let settingsKeys = [
+        "size", "margin", "faces", "min_face", "pad", "format", "quality", "detect_size", "min_neighbors", "max_pixels",
+        "cascade", "cascade_sha256",
+    ]
+
+    /// Settings read back from a state file, in the order `settingsJSON` writes them.
+    static func settingsJSON(parsed: [String: Any]?) -> JSON? {
+        guard let parsed else { return nil }
+        var members: [(String, JSON)] = []
+        for key in settingsKeys {
+            switch parsed[key] {
+            case let text as String: members.append((key, .string(text)))
+            case let number as Int: members.append((key, .int(number)))
+            case let number as Double: members.append((key, .double(number)))
+            default: return nil
+            }
+        }
+        return .object(members)
+    }
+
+    static func hash(_ settings: JSON) -> String {
+        let text = "facecrop \(OptionTable.version)\n" + settings.serialized()
+        return Array(text.utf8).withUnsafeBytes { Vips.sha256($0) }
+    }
+
+    private static func fileHash(_ path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "" }
+        return data.withUnsafeBytes { Vips.sha256($0) }
+    }
+
+    /// The part that depends only on the photos, the settings and the version.
+    var stableMembers: [(String, JSON)] {
+        var members: [(String, JSON)] = [
             ("version", .string(OptionTable.version)),
             ("settings", settings),
-            ("settings_hash", .string(hash)),
+            ("settings_hash", .string(settingsHash)),
+        ]
+        if let shard { members.append(("shard", .string("\(shard.index)/\(shard.count)"))) }
+        members += [
             ("photos", .int(counts.photos)),
             ("faces", .int(counts.faces)),
             ("counts", .object([
@@ -44,10 +79,19 @@ struct Stats {
                 ("error", .int(counts.errors)),
             ])),
             ("complete", .bool(!interrupted)),
-            ("timing", .object([
+        ]
+        return members
+    }
+
+    var json: JSON {
+        .object(stableMembers + [
+            ("run", .object([
                 ("elapsed_s", .double((elapsed * 1000).rounded() / 1000)),
                 ("photos_per_s", .double(elapsed > 0 ? (Double(counts.photos) / elapsed * 100).rounded() / 100 : 0)),
                 ("jobs", .int(jobs)),
+                ("processed", .int(counts.photos - counts.reused)),
+                ("reused", .int(counts.reused)),
+                ("removed_crops", .int(removed)),
             ])),
         ])
     }
@@ -56,8 +100,11 @@ struct Stats {
         let rate = elapsed > 0 ? Double(counts.photos) / elapsed : 0
         var line = "facecrop: \(counts.photos) photos, \(counts.faces) faces"
         line += " (\(counts.ok) with faces, \(counts.noFace) without, \(counts.errors) failed)"
+        if counts.reused > 0 || removed > 0 {
+            line += ", \(counts.photos - counts.reused) processed, \(counts.reused) unchanged, \(removed) old crops removed"
+        }
         line += String(format: " in %.1f s, %.1f photos/s", elapsed, rate)
-        line += interrupted ? "; interrupted, manifest covers the photos done" : ""
+        line += interrupted ? "; stopped early, the manifest covers the photos done" : ""
         return line + " -> '\(output)'"
     }
 }

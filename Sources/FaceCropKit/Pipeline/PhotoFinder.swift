@@ -8,13 +8,24 @@ public struct Photo: Sendable, Equatable {
     public var source: String
     /// Where to open it.
     public var path: String
-    /// Its crops' path prefix relative to `-o` (see `PhotoFinder.outputPrefix`).
+    /// Its crops' path prefix relative to `-o`: the input's label, then `source`.
     public var outputPrefix: String
+    /// The input's label ("" with a single input).
+    public var label: String = ""
+    /// Size in bytes and modification time (ns) when found, to recognise it on a rerun.
+    public var size: Int = 0
+    public var modified: Int = 0
+
+    mutating func noteFile(_ info: stat) {
+        size = Int(info.st_size)
+        modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+    }
 }
 
 /// A file or folder the walk could not use; it becomes an error line.
 public struct FindProblem: Sendable, Equatable {
     public var input: Int
+    public var label: String
     public var source: String
     public var reason: String
 }
@@ -61,10 +72,12 @@ public struct PhotoFinder: Sendable {
             } else {
                 let name = (input as NSString).lastPathComponent
                 guard Self.isPhotoName(name) else {
-                    found.problems.append(FindProblem(input: number, source: name, reason: "not a photo file name (\(Self.extensionList))"))
+                    found.problems.append(FindProblem(input: number, label: prefix, source: name, reason: "not a photo file name (\(Self.extensionList))"))
                     continue
                 }
-                found.photos.append(Photo(input: number, source: name, path: input, outputPrefix: Self.join(prefix, name)))
+                var photo = Photo(input: number, source: name, path: input, outputPrefix: Self.join(prefix, name), label: prefix)
+                photo.noteFile(info)
+                found.photos.append(photo)
             }
         }
         found.photos.sort { Self.precedes(($0.input, $0.source), ($1.input, $1.source)) }
@@ -77,7 +90,7 @@ public struct PhotoFinder: Sendable {
         into found: inout Found
     ) {
         guard let directory = opendir(folder) else {
-            found.problems.append(FindProblem(input: input, source: relative.isEmpty ? "." : relative, reason: "cannot read folder: \(systemError(errno))"))
+            found.problems.append(FindProblem(input: input, label: prefix, source: relative.isEmpty ? "." : relative, reason: "cannot read folder: \(systemError(errno))"))
             return
         }
         var names: [String] = []
@@ -88,7 +101,7 @@ public struct PhotoFinder: Sendable {
             if name.first == UInt8(ascii: ".") { continue }  // hidden, ".", ".."
             guard let text = String(validating: name, as: UTF8.self) else {
                 let shown = String(decoding: name, as: UTF8.self)
-                found.problems.append(FindProblem(input: input, source: Self.join(relative, shown), reason: "file name is not valid UTF-8; rename it to include it"))
+                found.problems.append(FindProblem(input: input, label: prefix, source: Self.join(relative, shown), reason: "file name is not valid UTF-8; rename it to include it"))
                 continue
             }
             names.append(text)
@@ -102,13 +115,13 @@ public struct PhotoFinder: Sendable {
             if isExcluded(name: name, relative: rel) { continue }
             var info = stat()
             guard lstat(path, &info) == 0 else {
-                found.problems.append(FindProblem(input: input, source: rel, reason: "cannot read: \(systemError(errno))"))
+                found.problems.append(FindProblem(input: input, label: prefix, source: rel, reason: "cannot read: \(systemError(errno))"))
                 continue
             }
             if (info.st_mode & S_IFMT) == S_IFLNK {
                 guard followLinks else { continue }
                 guard stat(path, &info) == 0 else {
-                    found.problems.append(FindProblem(input: input, source: rel, reason: "broken symbolic link: \(systemError(errno))"))
+                    found.problems.append(FindProblem(input: input, label: prefix, source: rel, reason: "broken symbolic link: \(systemError(errno))"))
                     continue
                 }
             }
@@ -117,7 +130,7 @@ public struct PhotoFinder: Sendable {
                 let identity = FileIdentity(info)
                 if identity == outputIdentity { continue }
                 if visiting.contains(identity) {
-                    found.problems.append(FindProblem(input: input, source: rel, reason: "symbolic link loop; skipped"))
+                    found.problems.append(FindProblem(input: input, label: prefix, source: rel, reason: "symbolic link loop; skipped"))
                     continue
                 }
                 visiting.insert(identity)
@@ -125,7 +138,9 @@ public struct PhotoFinder: Sendable {
                 visiting.remove(identity)
             case S_IFREG:
                 guard Self.isPhotoName(name), isIncluded(name: name, relative: rel) else { continue }
-                found.photos.append(Photo(input: input, source: rel, path: path, outputPrefix: Self.join(prefix, rel)))
+                var photo = Photo(input: input, source: rel, path: path, outputPrefix: Self.join(prefix, rel), label: prefix)
+                photo.noteFile(info)
+                found.photos.append(photo)
             default:
                 continue
             }

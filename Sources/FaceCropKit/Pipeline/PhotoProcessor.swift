@@ -75,24 +75,69 @@ struct PhotoProcessor: Sendable {
     /// Stop after detection (the `floor` benchmark: decode + one detection pass).
     var detectOnly = false
 
-    func process(_ photo: Photo, with cascade: Cascade) -> PhotoOutcome {
-        let outcome = diagnosis.shared { attempt(photo, with: cascade) }
-        switch outcome.error {
-        case .notAnImage?, .decodeFailed?:
-            return diagnosis.exclusive { attempt(photo, with: cascade) }
-        default:
-            return outcome
+    /// Settings hash and labels, for records and manifest lines.
+    var labels: [String] = [""]
+    var journal: Journal?
+
+    /// Processes one photo into its record. `previous` is what an earlier run
+    /// recorded for it (same settings) when its size or time changed: if the
+    /// content is the same, that record is kept and nothing is decoded.
+    func process(_ photo: Photo, previous: PhotoRecord?, with cascade: Cascade) -> PhotoRecord {
+        var outcome = diagnosis.shared { attempt(photo, previous: previous, with: cascade) }
+        switch outcome {
+        case .fresh(let fresh):
+            switch fresh.error {
+            case .notAnImage?, .decodeFailed?:
+                outcome = diagnosis.exclusive { attempt(photo, previous: previous, with: cascade) }
+            default:
+                break
+            }
+        case .same:
+            break
         }
+        let record: PhotoRecord
+        switch outcome {
+        case .same(var kept):
+            kept.size = photo.size
+            kept.modified = photo.modified
+            record = kept
+        case .fresh(let fresh):
+            record = PhotoRecord(
+                label: photo.label, input: photo.input, source: photo.source, size: photo.size,
+                modified: photo.modified, sha256: fresh.sha256, status: fresh.status, crops: fresh.faces.map(\.crop),
+                lines: ManifestWriter.lines(for: fresh, labels: labels), error: fresh.error)
+        }
+        // Journal failures surface when the run commits; a lost entry only
+        // means the photo is processed again after a crash.
+        try? journal?.finish(record)
+        return record
     }
 
-    private func attempt(_ photo: Photo, with cascade: Cascade) -> PhotoOutcome {
+    /// The record for a problem the walk found.
+    func record(for problem: FindProblem) -> PhotoRecord {
+        let error = FaceCropError.unreadable(problem.source, reason: problem.reason)
+        let outcome = PhotoOutcome(input: problem.input, source: problem.source, status: .error, error: error)
+        return PhotoRecord(
+            label: problem.label, input: problem.input, source: problem.source, size: 0, modified: 0, sha256: nil,
+            status: .error, crops: [], lines: ManifestWriter.lines(for: outcome, labels: labels), error: error)
+    }
+
+    private enum Attempt {
+        case fresh(PhotoOutcome)
+        case same(PhotoRecord)
+    }
+
+    private func attempt(_ photo: Photo, previous: PhotoRecord?, with cascade: Cascade) -> Attempt {
         var hash: String?
         do throws(FaceCropError) {
             let bytes = try PhotoBytes(path: photo.path, source: photo.source)
             hash = bytes.sha256
-            return try process(photo, bytes: bytes, sha256: hash!, cascade: cascade)
+            if let previous, previous.sha256 == hash {
+                return .same(previous)
+            }
+            return .fresh(try process(photo, bytes: bytes, sha256: hash!, cascade: cascade))
         } catch {
-            return .failed(photo, error, sha256: hash)
+            return .fresh(.failed(photo, error, sha256: hash))
         }
     }
 
@@ -166,6 +211,12 @@ struct PhotoProcessor: Sendable {
         }
         // A photo's crops are all written or none: a failure part-way removes
         // the ones already written.
+        let names = faces.indices.map { Self.cropName(prefix: photo.outputPrefix, index: $0, format: settings.format) }
+        do throws(WriteFailure) {
+            try journal?.begin(names)
+        } catch {
+            throw .writeFailed(source, reason: error.reason)
+        }
         var written: [String] = []
         defer {
             if outcome.status != .ok { for path in written { unlink(path) } }
@@ -175,7 +226,7 @@ struct PhotoProcessor: Sendable {
             let encoded = try picture.encodeCrop(
                 scaled, pad: settings.pad, side: settings.size, format: settings.format, quality: settings.quality,
                 source: source)
-            let relative = Self.cropName(prefix: photo.outputPrefix, index: index, format: settings.format)
+            let relative = names[index]
             let path = (outputRoot as NSString).appendingPathComponent(relative)
             do {
                 try AtomicFile.write(encoded, to: path, temporaries: temporaries)

@@ -26,11 +26,14 @@ public struct RunCounts: Sendable, Equatable {
     public var noFace = 0
     public var errors = 0
     public var faces = 0
+    /// Photos whose record from an earlier run was kept.
+    public var reused = 0
 
-    mutating func add(_ outcome: PhotoOutcome) {
+    mutating func add(_ record: PhotoRecord, reused: Bool = false) {
         photos += 1
-        faces += outcome.faces.count
-        switch outcome.status {
+        faces += record.faceCount
+        if reused { self.reused += 1 }
+        switch record.status {
         case .ok: ok += 1
         case .noFace: noFace += 1
         case .error: errors += 1
@@ -38,15 +41,19 @@ public struct RunCounts: Sendable, Equatable {
     }
 }
 
-/// One thing to report, in manifest order: a photo to process, or a problem
-/// the walk already found.
+/// One thing to report, in manifest order.
 enum WorkItem: Sendable {
-    case photo(Photo)
+    /// A photo to process; `previous` is an earlier record to keep if the content is unchanged.
+    case photo(Photo, previous: PhotoRecord?)
+    /// A photo unchanged since the last run: its record is kept as it is.
+    case kept(PhotoRecord)
+    /// A problem the walk found.
     case problem(FindProblem)
 
     var key: (Int, String) {
         switch self {
-        case .photo(let photo): (photo.input, photo.source)
+        case .photo(let photo, _): (photo.input, photo.source)
+        case .kept(let record): (record.input, record.source)
         case .problem(let problem): (problem.input, problem.source)
         }
     }
@@ -55,9 +62,9 @@ enum WorkItem: Sendable {
 /// Processes photos with `jobs` workers, a bounded window: a photo is started
 /// only when a worker is free, so at most `jobs` photos are decoded at any
 /// moment whatever the library's size. Each worker owns one cascade, handed
-/// from a finished task to the next. Outcomes are delivered to `deliver` in
-/// manifest order through a reorder buffer that only ever holds outcomes
-/// that finished ahead of a slower one.
+/// from a finished task to the next. Records are delivered to `deliver` in
+/// manifest order through a reorder buffer that only ever holds records
+/// that finished ahead of a slower photo.
 struct Pipeline {
     var processor: PhotoProcessor
     var cascades: [Cascade]
@@ -65,33 +72,32 @@ struct Pipeline {
 
     private struct Finished: Sendable {
         var index: Int
-        var outcome: PhotoOutcome
+        var record: PhotoRecord
         var cascade: Cascade
     }
 
-    /// Returns false if it stopped early (a stop request, or `deliver` failed).
-    func run(_ items: [WorkItem], deliver: (PhotoOutcome) async -> Bool) async -> Bool {
+    /// Returns false if it stopped early (a stop request, or `deliver` said stop).
+    /// `deliver`'s second argument tells whether the record was kept from before.
+    func run(_ items: [WorkItem], deliver: (PhotoRecord, Bool) async -> Bool) async -> Bool {
         let executor = BlockingExecutor()
         var next = 0
         var delivered = 0
-        var waiting: [Int: PhotoOutcome] = [:]
+        var waiting: [Int: PhotoRecord] = [:]
         var keepGoing = true
 
-        // Problems found by the walk and finished photos, in order.
+        // Finished photos, kept records and problems, in order.
         func drain() async {
             while keepGoing {
-                if let outcome = waiting.removeValue(forKey: delivered) {
-                    keepGoing = await deliver(outcome)
-                    delivered += 1
+                if let record = waiting.removeValue(forKey: delivered) {
+                    keepGoing = await deliver(record, false)
+                } else if delivered < next, case .kept(let record) = items[delivered] {
+                    keepGoing = await deliver(record, true)
                 } else if delivered < next, case .problem(let problem) = items[delivered] {
-                    let outcome = PhotoOutcome(
-                        input: problem.input, source: problem.source, status: .error,
-                        error: .unreadable(problem.source, reason: problem.reason))
-                    keepGoing = await deliver(outcome)
-                    delivered += 1
+                    keepGoing = await deliver(processor.record(for: problem), false)
                 } else {
                     return
                 }
+                delivered += 1
             }
         }
 
@@ -99,25 +105,24 @@ struct Pipeline {
             var idle = cascades
             func startWork() {
                 while keepGoing, stop.requested == nil, next < items.count {
-                    switch items[next] {
-                    case .problem:
+                    guard case .photo(let photo, let previous) = items[next] else {
                         next += 1
-                    case .photo(let photo):
-                        guard let cascade = idle.popLast() else { return }
-                        let index = next
-                        let processor = self.processor
-                        group.addTask(executorPreference: executor) {
-                            Finished(index: index, outcome: processor.process(photo, with: cascade), cascade: cascade)
-                        }
-                        next += 1
+                        continue
                     }
+                    guard let cascade = idle.popLast() else { return }
+                    let index = next
+                    let processor = self.processor
+                    group.addTask(executorPreference: executor) {
+                        Finished(index: index, record: processor.process(photo, previous: previous, with: cascade), cascade: cascade)
+                    }
+                    next += 1
                 }
             }
             startWork()
             await drain()
             while let finished = await group.next() {
                 idle.append(finished.cascade)
-                waiting[finished.index] = finished.outcome
+                waiting[finished.index] = finished.record
                 startWork()
                 await drain()
             }

@@ -1,0 +1,154 @@
+import Foundation
+
+/// `facecrop merge OUT SHARD_DIR...`: combines the outputs of `--shard K/N`
+/// runs into one dataset whose manifest, crops and stable stats are the bytes
+/// a single run would have written.
+enum MergeCommand {
+    static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json]"
+
+    struct ShardState {
+        var folder: String
+        var shard: Shard
+        var loaded: StateStore.Loaded
+    }
+
+    static func run(_ arguments: [String], temporaries: TemporaryFiles) -> Int32 {
+        var folders: [String] = []
+        var quiet = false
+        var json = false
+        for argument in arguments {
+            switch argument {
+            case "-q", "--quiet": quiet = true
+            case "--json": json = true
+            case "-h", "--help":
+                Terminal.stdout(usage + "\n\nCombines the output folders of 'facecrop --shard K/N' runs (or one shared\noutput folder) into one dataset in <out>.\n")
+                return ExitStatus.success
+            default:
+                if argument.hasPrefix("-") {
+                    Terminal.stderr("Error: unknown option '\(argument)'\n\(usage)\nSee 'facecrop --help' for more information.\n")
+                    return ExitStatus.usage
+                }
+                folders.append(argument)
+            }
+        }
+        guard folders.count >= 2 else {
+            Terminal.stderr("Error: merge needs an output folder and at least one shard folder\n\(usage)\nSee 'facecrop --help' for more information.\n")
+            return ExitStatus.usage
+        }
+        do {
+            return try merge(into: folders[0], from: Array(folders.dropFirst()), quiet: quiet, json: json, temporaries: temporaries)
+        } catch {
+            Terminal.stderr("facecrop: error: \(error.description)\n")
+            return error.exitStatus
+        }
+    }
+
+    static func findShards(in folder: String) throws(FaceCropError) -> [ShardState] {
+        let stateFolder = folder + "/" + StateStore.folderName
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: stateFolder) else {
+            throw .inputMissing(folder, reason: "no facecrop shard output here (no \(StateStore.folderName)/)")
+        }
+        var shards: [ShardState] = []
+        for name in names.sorted() where name.hasPrefix("state.shard-") && name.hasSuffix(".jsonl") {
+            let middle = name.dropFirst("state.shard-".count).dropLast(".jsonl".count)
+            let parts = middle.components(separatedBy: "-of-")
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { continue }
+            let shard = Shard(index: index, count: count)
+            let store = StateStore(output: folder, shard: shard)
+            if access(store.journalPath, F_OK) == 0 {
+                throw .inputMissing(folder, reason: "shard \(index)/\(count) did not finish (its journal is still there); run it again first")
+            }
+            shards.append(ShardState(folder: folder, shard: shard, loaded: store.load(settingsHash: "")))
+        }
+        if shards.isEmpty {
+            throw .inputMissing(folder, reason: "no shard records in \(StateStore.folderName)/")
+        }
+        return shards
+    }
+
+    static func merge(into output: String, from folders: [String], quiet: Bool, json: Bool, temporaries: TemporaryFiles)
+        throws(FaceCropError) -> Int32
+    {
+        let started = ContinuousClock.now
+        try Vips.start()
+        var shards: [ShardState] = []
+        for folder in folders { shards += try findShards(in: folder) }
+        let count = shards[0].shard.count
+        let hash = shards[0].loaded.settingsHash
+        for state in shards where state.shard.count != count || state.loaded.settingsHash != hash {
+            throw .inputMissing(state.folder, reason: "shard \(state.shard.index)/\(state.shard.count) was made with other settings or another shard count")
+        }
+        let indices = shards.map(\.shard.index).sorted()
+        guard indices == Array(0..<count) else {
+            let missing = Set(0..<count).subtracting(indices).sorted().map(String.init).joined(separator: ", ")
+            throw .inputMissing(folders.joined(separator: " "), reason: missing.isEmpty ? "a shard appears twice" : "missing shard(s) \(missing) of \(count)")
+        }
+        guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].loaded.header["settings"] as? [String: Any]) else {
+            throw .inputMissing(shards[0].folder, reason: "the shard records have no settings")
+        }
+
+        do throws(WriteFailure) {
+            try AtomicFile.makeFolder(output)
+            let store = StateStore(output: output, shard: nil)
+            try store.prepare()
+            temporaries.use(folder: store.temporaryFolder)
+            let outputIdentity = FileIdentity(path: output, follow: true)
+            var records: [PhotoRecord] = []
+            for state in shards {
+                let sameFolder = FileIdentity(path: state.folder, follow: true) == outputIdentity
+                for record in state.loaded.stateRecords {
+                    if !sameFolder {
+                        for crop in record.crops {
+                            try place(crop, from: state.folder, into: output, temporaries: temporaries)
+                        }
+                    }
+                    records.append(record)
+                }
+            }
+            records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+            var counts = RunCounts()
+            let manifest = try ManifestWriter(outputRoot: output, temporaries: temporaries)
+            for record in records {
+                counts.add(record)
+                try manifest.append(record)
+            }
+            try manifest.commit()
+            try store.commit(records, settingsHash: hash, settings: settings, temporaries: temporaries)
+            let stats = Stats(
+                settings: settings, settingsHash: hash, counts: counts,
+                elapsed: Progress.seconds(ContinuousClock.now - started), jobs: 1, interrupted: false, removed: 0, shard: nil)
+            try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
+            if json { Terminal.stdout(stats.json.serialized() + "\n") }
+            if !quiet {
+                Terminal.stderr("facecrop: merged \(count) shards: \(counts.photos) photos, \(counts.faces) faces -> '\(output)'\n")
+            }
+            return counts.errors > 0 ? ExitStatus.failure : ExitStatus.success
+        } catch {
+            throw .outputUnusable(output, reason: error.reason)
+        }
+    }
+
+    /// Hard-links (or copies) one crop into the merged folder, atomically.
+    static func place(_ crop: String, from folder: String, into output: String, temporaries: TemporaryFiles) throws(WriteFailure) {
+        guard !crop.hasPrefix("/"), !crop.split(separator: "/").contains("..") else {
+            throw WriteFailure(reason: "refusing crop path '\(crop)'")
+        }
+        let source = folder + "/" + crop
+        let target = output + "/" + crop
+        try AtomicFile.makeFolder((target as NSString).deletingLastPathComponent)
+        let temporary = temporaries.make(for: target)
+        defer { temporaries.forget(temporary) }
+        if link(source, temporary) != 0 {
+            guard let data = FileManager.default.contents(atPath: source) else {
+                throw WriteFailure(reason: "cannot read '\(source)'")
+            }
+            try AtomicFile.write([UInt8](data), to: target, temporaries: temporaries)
+            return
+        }
+        guard rename(temporary, target) == 0 else {
+            let reason = systemError(errno)
+            unlink(temporary)
+            throw WriteFailure(reason: "'\(target)': \(reason)")
+        }
+    }
+}

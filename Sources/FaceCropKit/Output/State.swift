@@ -1,0 +1,234 @@
+import Foundation
+import Synchronization
+
+/// What facecrop knows about one photo it processed: how to recognise the
+/// same file again, the manifest lines it gave, and the files it wrote.
+struct PhotoRecord: Sendable, Equatable {
+    /// The input's label ("" with a single input) and the photo's source path.
+    var label: String
+    var input: Int
+    var source: String
+    var size: Int
+    var modified: Int
+    var sha256: String?
+    var status: PhotoStatus
+    var crops: [String]
+    /// The manifest lines, verbatim.
+    var lines: [String]
+    /// For the terminal: the error, when this record is a fresh failure.
+    var error: FaceCropError?
+
+    var key: String { StateStore.key(label: label, source: source) }
+
+    var json: JSON {
+        .object([
+            ("input", .string(label)),
+            ("index", .int(input)),
+            ("source", .string(source)),
+            ("size", .int(size)),
+            ("mtime_ns", .int(modified)),
+            ("sha256", sha256.map(JSON.string) ?? .null),
+            ("status", .string(status.rawValue)),
+            ("crops", .array(crops.map(JSON.string))),
+            ("lines", .array(lines.map(JSON.string))),
+        ])
+    }
+
+    init(
+        label: String, input: Int, source: String, size: Int, modified: Int, sha256: String?, status: PhotoStatus,
+        crops: [String], lines: [String], error: FaceCropError? = nil
+    ) {
+        self.label = label
+        self.input = input
+        self.source = source
+        self.size = size
+        self.modified = modified
+        self.sha256 = sha256
+        self.status = status
+        self.crops = crops
+        self.lines = lines
+        self.error = error
+    }
+
+    init?(_ object: [String: Any]) {
+        guard let label = object["input"] as? String, let input = object["index"] as? Int,
+            let source = object["source"] as? String, let size = object["size"] as? Int,
+            let modified = object["mtime_ns"] as? Int, let statusText = object["status"] as? String,
+            let status = PhotoStatus(rawValue: statusText), let crops = object["crops"] as? [String],
+            let lines = object["lines"] as? [String]
+        else { return nil }
+        self.init(
+            label: label, input: input, source: source, size: size, modified: modified,
+            sha256: object["sha256"] as? String, status: status, crops: crops, lines: lines)
+    }
+
+    var faceCount: Int { status == .ok ? lines.count : 0 }
+}
+
+/// The record of a dataset folder, kept in `<-o>/.facecrop/`:
+///
+/// - `state.jsonl`: one record per photo of the last finished (or stopped)
+///   run, rewritten atomically at its end;
+/// - `journal.jsonl`: appended while a run goes on: the crops a photo is
+///   about to write (`begin`), then its record. After a crash (even
+///   `kill -9`) the next run takes the finished photos from it and removes
+///   the crops of the unfinished ones;
+/// - `tmp/`: every temporary file, emptied when a run starts.
+///
+/// With `--shard K/N` the names get a `.shard-K-of-N` suffix so that shards
+/// can share one output folder.
+struct StateStore {
+    static let folderName = ".facecrop"
+
+    let root: String
+    let suffix: String
+
+    init(output: String, shard: Shard?) {
+        root = (output as NSString).appendingPathComponent(Self.folderName)
+        suffix = shard.map { ".shard-\($0.index)-of-\($0.count)" } ?? ""
+    }
+
+    var statePath: String { root + "/state\(suffix).jsonl" }
+    var journalPath: String { root + "/journal\(suffix).jsonl" }
+    var temporaryFolder: String { root + "/tmp\(suffix)" }
+
+    static func key(label: String, source: String) -> String { label + "\u{0}" + source }
+
+    /// What the folder remembers.
+    struct Loaded {
+        /// Records made with `settingsHash`, by key; the journal's win over the state's.
+        var records: [String: PhotoRecord] = [:]
+        /// Every file any record (or unfinished journal entry) says facecrop wrote.
+        var written: Set<String> = []
+        /// The settings the state file was made with, if any.
+        var settingsHash: String?
+        /// Its header (settings, version) as parsed.
+        var header: [String: Any] = [:]
+        /// The state file's own records whatever their settings, in file order.
+        var stateRecords: [PhotoRecord] = []
+    }
+
+    func load(settingsHash: String) -> Loaded {
+        var loaded = Loaded()
+        var stateHash: String?
+        for (index, path) in [statePath, journalPath].enumerated() {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            var fileHash: String?
+            for line in text.split(separator: "\n") {
+                // A line cut short by a crash does not parse and is skipped.
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    continue
+                }
+                if let hash = object["settings_hash"] as? String {
+                    fileHash = hash
+                    if index == 0 {
+                        stateHash = hash
+                        loaded.header = object
+                    }
+                    continue
+                }
+                if let crops = object["begin"] as? [String] {
+                    loaded.written.formUnion(crops)
+                    continue
+                }
+                guard let record = PhotoRecord(object) else { continue }
+                loaded.written.formUnion(record.crops)
+                if index == 0 { loaded.stateRecords.append(record) }
+                if fileHash == settingsHash {
+                    loaded.records[record.key] = record
+                }
+            }
+        }
+        loaded.settingsHash = stateHash
+        return loaded
+    }
+
+    /// Removes what a crashed run left in `tmp/` and makes the folders.
+    func prepare() throws(WriteFailure) {
+        try AtomicFile.makeFolder(root)
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder) {
+            for name in names { unlink(temporaryFolder + "/" + name) }
+        }
+        try AtomicFile.makeFolder(temporaryFolder)
+    }
+
+    /// Writes the state file for `records` (in manifest order) and drops the journal.
+    func commit(_ records: [PhotoRecord], settingsHash: String, settings: JSON, temporaries: TemporaryFiles) throws(WriteFailure) {
+        var text = JSON.object([
+            ("settings_hash", .string(settingsHash)), ("version", .string(OptionTable.version)), ("settings", settings),
+        ]).serialized() + "\n"
+        for record in records { text += record.json.serialized() + "\n" }
+        try AtomicFile.write(Array(text.utf8), to: statePath, temporaries: temporaries)
+        unlink(journalPath)
+    }
+}
+
+/// The append-only journal of a run in progress. Each entry is one write(2)
+/// of one line to a file opened with O_APPEND, so entries from different
+/// workers never interleave and a crash cuts at most the last line.
+///
+/// Thread-safe: the descriptor is only used under the mutex.
+final class Journal: Sendable {
+    private let fd: Mutex<Int32>
+
+    init(path: String, settingsHash: String) throws(WriteFailure) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WriteFailure(reason: "'\(path)': \(systemError(errno))") }
+        self.fd = Mutex(fd)
+        try append(.object([("settings_hash", .string(settingsHash))]))
+    }
+
+    deinit {
+        fd.withLock { close($0) }
+    }
+
+    /// Before a photo's crops are written: their paths, so a crash between
+    /// writing them and finishing the photo cannot leave unknown files.
+    func begin(_ crops: [String]) throws(WriteFailure) {
+        try append(.object([("begin", .array(crops.map(JSON.string)))]))
+    }
+
+    func finish(_ record: PhotoRecord) throws(WriteFailure) {
+        try append(record.json)
+    }
+
+    private func append(_ entry: JSON) throws(WriteFailure) {
+        let bytes = Array((entry.serialized() + "\n").utf8)
+        let failure: String? = fd.withLock { fd in
+            bytes.withUnsafeBytes { raw in
+                var written = 0
+                while written < raw.count {
+                    let n = write(fd, raw.baseAddress! + written, raw.count - written)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return systemError(errno)
+                    }
+                    written += n
+                }
+                return nil
+            }
+        }
+        if let failure { throw WriteFailure(reason: "journal: \(failure)") }
+    }
+}
+
+/// `--shard K/N`: this process takes the photos whose stable path hash is K mod N.
+public struct Shard: Sendable, Equatable {
+    public var index: Int
+    public var count: Int
+
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// FNV-1a over the label and source path: the same on every machine and run.
+    func owns(label: String, source: String) -> Bool {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in StateStore.key(label: label, source: source).utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return Int(hash % UInt64(count)) == index
+    }
+}
