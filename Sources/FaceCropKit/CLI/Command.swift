@@ -197,6 +197,12 @@ public enum FaceCropCommand {
                 writeFailure = error
             }
         }
+        var finisherFailures: [String] = []
+        if writeFailure == nil, completed {
+            finisherFailures = await Finishers.run(
+                FinishedRun(output: output, options: options, records: remembered, stats: stats.json, temporaries: temporaries, stop: stop))
+            for failure in finisherFailures { Terminal.stderr("facecrop: error: \(failure)\n") }
+        }
         if options.json {
             Terminal.stdout(stats.json.serialized() + "\n")
         }
@@ -210,7 +216,7 @@ public enum FaceCropCommand {
         if let signal = stop.requested {
             return signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
         }
-        return counts.errors > 0 ? ExitStatus.failure : ExitStatus.success
+        return counts.errors > 0 || !finisherFailures.isEmpty ? ExitStatus.failure : ExitStatus.success
     }
 
     /// Deletes crops facecrop wrote that no photo produces any more, and the
