@@ -23,7 +23,7 @@ struct RunResult {
 
 /// Runs the real binary as a user would. Its output goes to files, so no
 /// pipe can fill up and block it.
-func runFaceCrop(_ arguments: [String]) throws -> RunResult {
+func runFaceCrop(_ arguments: [String], through launcher: [String] = []) throws -> RunResult {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let outURL = folder.appendingPathComponent("stdout")
@@ -33,8 +33,8 @@ func runFaceCrop(_ arguments: [String]) throws -> RunResult {
     let out = try FileHandle(forWritingTo: outURL)
     let err = try FileHandle(forWritingTo: errURL)
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: facecropBinary)
-    process.arguments = arguments
+    process.executableURL = URL(fileURLWithPath: launcher.first ?? facecropBinary)
+    process.arguments = Array(launcher.dropFirst()) + arguments
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice

@@ -150,7 +150,14 @@ public enum FaceCropCommand {
         var records: [PhotoRecord] = []
         var writeFailure: WriteFailure?
 
+        var full: FaceCropError?
         let completed = await pipeline.run(plan.items) { record, kept in
+            if case .outputFull? = record.error {
+                // Every further write would fail: stop here. The photo is
+                // not recorded, so the next run processes it.
+                full = record.error
+                return false
+            }
             counts.add(record, reused: kept)
             records.append(record)
             await progress.record(record)
@@ -206,8 +213,13 @@ public enum FaceCropCommand {
         if options.json {
             Terminal.stdout(stats.json.serialized() + "\n")
         }
+        if let full {
+            Terminal.stderr("facecrop: error: \(full.description); stopped. Free some space and run again: the photos finished so far are kept.\n")
+            return ExitStatus.failure
+        }
         if let writeFailure {
-            Terminal.stderr("facecrop: error: cannot write the dataset's records: \(writeFailure.reason)\n")
+            let advice = writeFailure.isOutOfSpace ? " Free some space and run again: the photos finished so far are kept." : ""
+            Terminal.stderr("facecrop: error: cannot write the dataset's records: \(writeFailure.reason).\(advice)\n")
             return ExitStatus.failure
         }
         if !options.quiet {
@@ -316,7 +328,7 @@ struct Plan {
 
     /// Whether the photo's bytes hash to the record's (reads the file).
     static func sameContent(_ photo: Photo, as record: PhotoRecord) -> Bool {
-        guard let bytes = try? PhotoBytes(path: photo.path, source: photo.source) else { return false }
+        guard let bytes = try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: photo.source) else { return false }
         return bytes.sha256 == record.sha256
     }
 }

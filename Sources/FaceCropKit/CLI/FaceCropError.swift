@@ -15,6 +15,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLarge(String, reason: String)
     case detectionFailed(String, reason: String)
     case writeFailed(String, reason: String)
+    /// The output is full: the run stops (the finished photos are kept).
+    case outputFull(String, reason: String)
 
     /// The reason without the path, as the manifest's `error` field.
     public var reason: String {
@@ -30,6 +32,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge(_, let reason): "refused: \(reason)"
         case .detectionFailed(_, let reason): "face detection failed: \(reason)"
         case .writeFailed(_, let reason): "could not write crop: \(reason)"
+        case .outputFull(_, let reason): "output is full: \(reason)"
         }
     }
 
@@ -44,7 +47,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cascadeUnavailable(let path, let reason):
             return "cannot load cascade '\(path)': \(reason) (install opencv-data, or pass --cascade PATH)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
-            .tooLarge(let path, _), .detectionFailed(let path, _), .writeFailed(let path, _):
+            .tooLarge(let path, _), .detectionFailed(let path, _), .writeFailed(let path, _), .outputFull(let path, _):
             return "'\(path)': \(reason)"
         }
     }

@@ -12,6 +12,9 @@ public final class StopSignals {
         // Writing to a closed pipe (`facecrop ... | head`) must be an error
         // return, not a silent death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
+        // Past a file-size limit (ulimit -f), a write must fail with EFBIG
+        // and be reported like a full disk, not kill the process.
+        signal(SIGXFSZ, SIG_IGN)
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -41,9 +41,9 @@ final class PhotoBytes {
     let count: Int
     private let storage: UnsafeMutableRawPointer
 
-    /// Reads the whole file at `path`.
-    init(path: String, source: String) throws(FaceCropError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// Reads the whole file at `path` (`rawPath`: its exact bytes, when given).
+    init(path: String, rawPath: [UInt8]? = nil, source: String) throws(FaceCropError) {
+        let fd = FileName.withCPath(rawPath ?? Array(path.utf8)) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw .unreadable(source, reason: systemError(errno)) }
         defer { close(fd) }
         var info = stat()

@@ -4,6 +4,17 @@ import Synchronization
 /// Why a file could not be written.
 struct WriteFailure: Error, Sendable {
     var reason: String
+    /// The errno behind it, when there is one.
+    var code: Int32 = 0
+
+    init(reason: String, code: Int32 = 0) {
+        self.reason = reason
+        self.code = code
+    }
+
+    /// The output's file system (or the file-size limit) is full: every
+    /// further write would fail too.
+    var isOutOfSpace: Bool { code == ENOSPC || code == EDQUOT || code == EFBIG }
 }
 
 /// The temporary files being written right now, so that an immediate exit
@@ -65,30 +76,30 @@ enum AtomicFile {
             throw error
         }
         guard rename(temporary, path) == 0 else {
-            let reason = systemError(errno)
+            let code = errno
             unlink(temporary)
-            throw WriteFailure(reason: reason)
+            throw WriteFailure(reason: systemError(code), code: code)
         }
     }
 
     private static func writeAll(_ bytes: [UInt8], to path: String) throws(WriteFailure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw WriteFailure(reason: systemError(errno)) }
-        var failure: String?
+        guard fd >= 0 else { throw WriteFailure(reason: systemError(errno), code: errno) }
+        var failure: WriteFailure?
         bytes.withUnsafeBytes { raw in
             var written = 0
             while written < raw.count {
                 let result = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
                 if result < 0 {
                     if errno == EINTR { continue }
-                    failure = systemError(errno)
+                    failure = WriteFailure(reason: systemError(errno), code: errno)
                     return
                 }
                 written += result
             }
         }
-        if close(fd) != 0, failure == nil { failure = systemError(errno) }
-        if let failure { throw WriteFailure(reason: failure) }
+        if close(fd) != 0, failure == nil { failure = WriteFailure(reason: systemError(errno), code: errno) }
+        if let failure { throw failure }
     }
 
     /// Creates `folder` and its parents.

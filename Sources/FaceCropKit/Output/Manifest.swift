@@ -44,7 +44,7 @@ final class ManifestWriter {
 
     func commit() throws(WriteFailure) {
         try flush()
-        guard rename(temporary, path) == 0 else { throw fail(systemError(errno)) }
+        guard rename(temporary, path) == 0 else { throw fail(systemError(errno), code: errno) }
         committed = true
         temporaries.forget(temporary)
     }
@@ -56,24 +56,27 @@ final class ManifestWriter {
             let result = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw fail(systemError(errno))
+                throw fail(systemError(errno), code: errno)
             }
             written += result
         }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    private func fail(_ reason: String) -> WriteFailure {
-        let failure = WriteFailure(reason: "'\(path)': \(reason)")
+    private func fail(_ reason: String, code: Int32) -> WriteFailure {
+        let failure = WriteFailure(reason: "'\(path)': \(reason)", code: code)
         self.failure = failure
         return failure
     }
 
     /// The manifest lines for one outcome (the contract in README.md).
     static func lines(for outcome: PhotoOutcome, labels: [String]) -> [String] {
-        var common: [(String, JSON)] = [("source", .string(outcome.source))]
+        var common: [(String, JSON)] = [("source", .string(FileName.display(outcome.source)))]
         let label = outcome.input < labels.count ? labels[outcome.input] : ""
         var extra: [(String, JSON)] = []
+        if FileName.hasEscapes(outcome.source) {
+            extra.append(("source_bytes", .string(Data(FileName.bytes(outcome.source)).base64EncodedString())))
+        }
         if !label.isEmpty { extra.append(("input", .string(label))) }
         if let width = outcome.width, let height = outcome.height {
             extra.append(("width", .int(width)))

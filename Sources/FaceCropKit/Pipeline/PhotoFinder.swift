@@ -12,6 +12,9 @@ public struct Photo: Sendable, Equatable {
     public var outputPrefix: String
     /// The input's label ("" with a single input).
     public var label: String = ""
+    /// The exact path bytes, which differ from `path` when a name is not
+    /// valid UTF-8.
+    public var rawPath: [UInt8]?
     /// Size in bytes and modification time (ns) when found, to recognise it on a rerun.
     public var size: Int = 0
     public var modified: Int = 0
@@ -68,14 +71,14 @@ public struct PhotoFinder: Sendable {
             let prefix = found.labels[number]
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 var visiting: Set<FileIdentity> = [FileIdentity(info)]
-                walk(folder: input, relative: "", input: number, prefix: prefix, visiting: &visiting, into: &found)
+                walk(folder: Array(input.utf8), relative: "", input: number, prefix: prefix, visiting: &visiting, into: &found)
             } else {
                 let name = (input as NSString).lastPathComponent
                 guard Self.isPhotoName(name) else {
                     found.problems.append(FindProblem(input: number, label: prefix, source: name, reason: "not a photo file name (\(Self.extensionList))"))
                     continue
                 }
-                var photo = Photo(input: number, source: name, path: input, outputPrefix: Self.join(prefix, name), label: prefix)
+                var photo = Photo(input: number, source: name, path: input, outputPrefix: Self.join(prefix, Self.safeName(name)), label: prefix)
                 photo.noteFile(info)
                 found.photos.append(photo)
             }
@@ -86,41 +89,37 @@ public struct PhotoFinder: Sendable {
     }
 
     private func walk(
-        folder: String, relative: String, input: Int, prefix: String, visiting: inout Set<FileIdentity>,
+        folder: [UInt8], relative: String, input: Int, prefix: String, visiting: inout Set<FileIdentity>,
         into found: inout Found
     ) {
-        guard let directory = opendir(folder) else {
+        guard let directory = FileName.withCPath(folder, { opendir($0) }) else {
             found.problems.append(FindProblem(input: input, label: prefix, source: relative.isEmpty ? "." : relative, reason: "cannot read folder: \(systemError(errno))"))
             return
         }
-        var names: [String] = []
+        var names: [[UInt8]] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                raw.prefix(while: { $0 != 0 })
+                Array(raw.prefix(while: { $0 != 0 }))
             }
             if name.first == UInt8(ascii: ".") { continue }  // hidden, ".", ".."
-            guard let text = String(validating: name, as: UTF8.self) else {
-                let shown = String(decoding: name, as: UTF8.self)
-                found.problems.append(FindProblem(input: input, label: prefix, source: Self.join(relative, shown), reason: "file name is not valid UTF-8; rename it to include it"))
-                continue
-            }
-            names.append(text)
+            names.append(name)
         }
         closedir(directory)
-        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        names.sort { $0.lexicographicallyPrecedes($1) }
 
-        for name in names {
-            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+        for nameBytes in names {
+            let name = FileName.text(nameBytes)
+            let path = folder + (folder.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + nameBytes
             let rel = Self.join(relative, name)
             if isExcluded(name: name, relative: rel) { continue }
             var info = stat()
-            guard lstat(path, &info) == 0 else {
+            guard FileName.withCPath(path, { lstat($0, &info) }) == 0 else {
                 found.problems.append(FindProblem(input: input, label: prefix, source: rel, reason: "cannot read: \(systemError(errno))"))
                 continue
             }
             if (info.st_mode & S_IFMT) == S_IFLNK {
                 guard followLinks else { continue }
-                guard stat(path, &info) == 0 else {
+                guard FileName.withCPath(path, { stat($0, &info) }) == 0 else {
                     found.problems.append(FindProblem(input: input, label: prefix, source: rel, reason: "broken symbolic link: \(systemError(errno))"))
                     continue
                 }
@@ -138,7 +137,11 @@ public struct PhotoFinder: Sendable {
                 visiting.remove(identity)
             case S_IFREG:
                 guard Self.isPhotoName(name), isIncluded(name: name, relative: rel) else { continue }
-                var photo = Photo(input: input, source: rel, path: path, outputPrefix: Self.join(prefix, rel), label: prefix)
+                let safe = rel.split(separator: "/", omittingEmptySubsequences: false).map { Self.safeName(String($0)) }
+                var photo = Photo(
+                    input: input, source: rel, path: String(decoding: path, as: UTF8.self),
+                    outputPrefix: Self.join(prefix, safe.joined(separator: "/")), label: prefix)
+                photo.rawPath = path
                 photo.noteFile(info)
                 found.photos.append(photo)
             default:
@@ -172,6 +175,28 @@ public struct PhotoFinder: Sendable {
     /// A pattern with '/' matches the relative path, one without matches the name.
     static func glob(_ pattern: String, name: String, relative: String) -> Bool {
         fnmatch(pattern, pattern.contains("/") ? relative : name, 0) == 0
+    }
+
+    /// A file or folder name as it may appear under `-o`. Names that are
+    /// awkward or impossible there (control characters such as newlines, a
+    /// leading '-', more than 150 bytes, so that ".face0.webp" still fits in
+    /// 255) are cleaned and get "~" and a hash of the original name, so two
+    /// photos never share crop names. Other names are kept as they are.
+    static func safeName(_ name: String) -> String {
+        let bytes = Array(name.utf8)
+        let odd: (Unicode.Scalar) -> Bool = { $0.value < 0x20 || $0.value == 0x7F || FileName.isEscape($0) }
+        let awkward = name.unicodeScalars.contains(where: odd) || name.hasPrefix("-") || bytes.count > 150
+        guard awkward else { return name }
+        var cleaned = String(name.unicodeScalars.map { odd($0) ? "_" : Character($0) })
+        if cleaned.hasPrefix("-") { cleaned = "_" + cleaned.dropFirst() }
+        while cleaned.utf8.count > 120 { cleaned.removeLast() }
+        var hash: UInt32 = 0x811c_9dc5
+        for byte in bytes {
+            hash ^= UInt32(byte)
+            hash &*= 0x0100_0193
+        }
+        let hex = String(hash, radix: 16)
+        return cleaned + "~" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 
     static func join(_ base: String, _ name: String) -> String {
@@ -213,5 +238,66 @@ struct FileIdentity: Hashable, Sendable {
         var info = stat()
         guard (follow ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         self.init(info)
+    }
+}
+
+/// File names are bytes; facecrop's paths are Strings. A name that is not
+/// valid UTF-8 keeps each stray byte as one private-use character
+/// (U+10FF00 + byte), so the String still names exactly one file; the
+/// manifest shows such bytes as U+FFFD and adds the exact bytes in base64.
+enum FileName {
+    static let escapeBase: UInt32 = 0x10_FF00
+
+    static func isEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value >= escapeBase && scalar.value <= escapeBase + 0xFF
+    }
+
+    static func text(_ bytes: [UInt8]) -> String {
+        if let valid = String(validating: bytes, as: UTF8.self) { return valid }
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < bytes.count {
+            // The longest valid UTF-8 sequence here (1-4 bytes), else one stray byte.
+            var decoded: Unicode.Scalar?
+            var used = 1
+            for length in 1...4 where index + length <= bytes.count {
+                if let text = String(validating: bytes[index..<index + length], as: UTF8.self),
+                    text.unicodeScalars.count == 1
+                {
+                    decoded = text.unicodeScalars.first
+                    used = length
+                    break
+                }
+            }
+            result.append(decoded ?? Unicode.Scalar(escapeBase + UInt32(bytes[index]))!)
+            index += used
+        }
+        return String(result)
+    }
+
+    static func hasEscapes(_ text: String) -> Bool { text.unicodeScalars.contains(where: isEscape) }
+
+    /// The exact bytes a String from `text(_:)` stands for.
+    static func bytes(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for scalar in text.unicodeScalars {
+            if isEscape(scalar) {
+                bytes.append(UInt8(scalar.value - escapeBase))
+            } else {
+                bytes += Array(String(scalar).utf8)
+            }
+        }
+        return bytes
+    }
+
+    /// For people: stray bytes shown as U+FFFD.
+    static func display(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { isEscape($0) ? "\u{FFFD}" : $0 }))
+    }
+
+    static func withCPath<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        (path + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
     }
 }

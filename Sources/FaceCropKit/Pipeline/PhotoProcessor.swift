@@ -115,7 +115,7 @@ struct PhotoProcessor: Sendable {
 
     /// The record for a problem the walk found.
     func record(for problem: FindProblem) -> PhotoRecord {
-        let error = FaceCropError.unreadable(problem.source, reason: problem.reason)
+        let error = FaceCropError.unreadable(FileName.display(problem.source), reason: problem.reason)
         let outcome = PhotoOutcome(input: problem.input, source: problem.source, status: .error, error: error)
         return PhotoRecord(
             label: problem.label, input: problem.input, source: problem.source, size: 0, modified: 0, sha256: nil,
@@ -130,7 +130,7 @@ struct PhotoProcessor: Sendable {
     private func attempt(_ photo: Photo, previous: PhotoRecord?, with cascade: Cascade) -> Attempt {
         var hash: String?
         do throws(FaceCropError) {
-            let bytes = try PhotoBytes(path: photo.path, source: photo.source)
+            let bytes = try PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: FileName.display(photo.source))
             hash = bytes.sha256
             if let previous, previous.sha256 == hash {
                 return .same(previous)
@@ -144,13 +144,13 @@ struct PhotoProcessor: Sendable {
     private func process(_ photo: Photo, bytes: PhotoBytes, sha256: String, cascade: Cascade)
         throws(FaceCropError) -> PhotoOutcome
     {
-        let source = photo.source
+        let source = FileName.display(photo.source)  // for messages
         let header = try Picture.header(of: bytes, source: source)
         guard header.storedWidth * header.storedHeight <= settings.maxPixels else {
             throw .tooLarge(source, reason: "\(header.storedWidth) x \(header.storedHeight) pixels is over the limit of \(settings.maxPixels) pixels (--max-pixels)")
         }
         var outcome = PhotoOutcome(
-            input: photo.input, source: source, status: .noFace, width: header.width, height: header.height,
+            input: photo.input, source: photo.source, status: .noFace, width: header.width, height: header.height,
             sha256: sha256)
 
         // Detect on a small upright decode; it stays in memory because the
@@ -215,7 +215,7 @@ struct PhotoProcessor: Sendable {
         do throws(WriteFailure) {
             try journal?.begin(names)
         } catch {
-            throw .writeFailed(source, reason: error.reason)
+            throw error.isOutOfSpace ? .outputFull(source, reason: error.reason) : .writeFailed(source, reason: error.reason)
         }
         var written: [String] = []
         defer {
@@ -232,7 +232,8 @@ struct PhotoProcessor: Sendable {
                 try AtomicFile.write(encoded, to: path, temporaries: temporaries)
                 written.append(path)
             } catch {
-                throw .writeFailed(source, reason: "'\(relative)': \(error.reason)")
+                let reason = "'\(relative)': \(error.reason)"
+                throw error.isOutOfSpace ? .outputFull(source, reason: reason) : .writeFailed(source, reason: reason)
             }
             outcome.faces.append(
                 FaceCrop(
