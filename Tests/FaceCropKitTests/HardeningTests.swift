@@ -193,3 +193,25 @@ struct HardeningTests {
         #expect(!lines.isEmpty)
     }
 }
+
+/// Every file in Fixtures/ (hostile ones and saved fuzz findings included)
+/// through the real binary in one run: no crash, one manifest line or more per
+/// file, every problem named.
+@Suite(.serialized)
+struct EveryFixtureTests {
+    @Test func theWholeFixturesFolderRunsWithoutACrash() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.copyItem(at: fixtures, to: photos)
+        let output = work.appendingPathComponent("out")
+        let result = try runFaceCrop([photos.path, "-o", output.path, "-q"])
+        #expect(result.status == 1)  // the broken files
+        let found = try PhotoFinder(include: [], exclude: [], followLinks: false, output: nil).find([photos.path])
+        let sources = Set(try readManifest(output).map { $0["source"] as! String })
+        #expect(sources == Set(found.photos.map(\.source)))
+        for line in try readManifest(output) where line["status"] as? String == "error" {
+            #expect(result.stderr.contains("'\(line["source"] as! String)': \(line["error"] as! String)"))
+        }
+    }
+}

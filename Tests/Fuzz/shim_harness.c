@@ -1,0 +1,100 @@
+// Drives the C shims (CVipsShim, CFaceDetect) the way a facecrop worker does,
+// over arbitrary bytes: header, shrink-on-load decode, grayscale, cascade
+// detection, one crop encoded. Built two ways by scripts/fuzz and
+// scripts/sanitize:
+//   - with libFuzzer (-fsanitize=fuzzer,address): LLVMFuzzerTestOneInput;
+//   - with AddressSanitizer/LeakSanitizer and SHIM_HARNESS_MAIN: runs the
+//     files named on the command line once each.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "CFaceDetect.h"
+#include "CVipsShim.h"
+
+static CFaceDetect_Cascade *cascade;
+
+static void start(void) {
+    if (cascade) return;
+    char *message = NULL;
+    if (CVipsShim_Init("shim_harness", 1, 0, &message) != CVipsShim_OK) {
+        fprintf(stderr, "vips: %s\n", message ? message : "?");
+        exit(2);
+    }
+    CFaceDetect_SetNumThreads(1);
+    const char *path = getenv("SHIM_CASCADE");
+    if (!path) path = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml";
+    if (CFaceDetect_CascadeNew(path, &cascade, &message) != CFaceDetect_OK) {
+        fprintf(stderr, "cascade: %s\n", message ? message : "?");
+        exit(2);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    start();
+    char *message = NULL;
+    CVipsShim_Header header;
+    if (CVipsShim_ReadHeader(data, size, &header, &message) != CVipsShim_OK) {
+        CVipsShim_Free(message);
+        return 0;
+    }
+    CVipsShim_Image *image = NULL;
+    // The same pixel limit facecrop applies, scaled down to keep runs fast.
+    if (CVipsShim_LoadFitting(data, size, 256, 256, 4000000, &image, &message) != CVipsShim_OK) {
+        CVipsShim_Free(message);
+        return 0;
+    }
+    if (CVipsShim_ImageMaterialize(image, &message) != CVipsShim_OK) {
+        CVipsShim_Free(message);
+        CVipsShim_ImageFree(image);
+        return 0;
+    }
+    uint8_t *gray = NULL;
+    int width = 0, height = 0;
+    if (CVipsShim_ImageGray(image, &gray, &width, &height, &message) == CVipsShim_OK) {
+        CFaceDetect_Params params = {1.2, 3, 20, 0, 1};
+        CFaceDetect_Box *boxes = NULL;
+        size_t count = 0;
+        if (CFaceDetect_CascadeDetect(cascade, gray, width, height, (size_t)width, &params, &boxes,
+                                      &count, &message) != CFaceDetect_OK) {
+            CFaceDetect_Free(message);
+            message = NULL;
+        }
+        CFaceDetect_Free(boxes);
+        CVipsShim_Free(gray);
+        // One crop that reaches past the corner, padded.
+        CVipsShim_CropSpec spec = {-width / 4, -height / 4, width > 0 ? width : 1,
+                                   CVipsShim_PadEdge, 32, CVipsShim_JPEG, 80};
+        void *bytes = NULL;
+        size_t length = 0;
+        if (CVipsShim_CropEncode(image, &spec, &bytes, &length, &message) != CVipsShim_OK) {
+            CVipsShim_Free(message);
+            message = NULL;
+        }
+        CVipsShim_Free(bytes);
+    } else {
+        CVipsShim_Free(message);
+    }
+    CVipsShim_ImageFree(image);
+    return 0;
+}
+
+#ifdef SHIM_HARNESS_MAIN
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        FILE *file = fopen(argv[i], "rb");
+        if (!file) continue;
+        fseek(file, 0, SEEK_END);
+        long size = ftell(file);
+        fseek(file, 0, SEEK_SET);
+        uint8_t *data = malloc(size > 0 ? (size_t)size : 1);
+        size_t got = size > 0 ? fread(data, 1, (size_t)size, file) : 0;
+        fclose(file);
+        LLVMFuzzerTestOneInput(data, got);
+        free(data);
+    }
+    CFaceDetect_CascadeClose(cascade);
+    printf("shim harness: %d files, no sanitizer errors\n", argc - 1);
+    return 0;
+}
+#endif
