@@ -2,6 +2,7 @@
 // through here, so the Swift side never sees a GObject or a variadic call.
 #include "CVipsShim.h"
 
+#include <malloc.h>
 #include <string.h>
 #include <vips/vips.h>
 
@@ -59,6 +60,11 @@ int CVipsShim_Init(const char *argv0, int concurrency, int cache_max, char **mes
     vips_concurrency_set(concurrency < 1 ? 1 : concurrency);
     vips_cache_set_max(cache_max < 0 ? 0 : cache_max);
     return CVipsShim_OK;
+}
+
+void CVipsShim_TuneMalloc(int mmap_threshold, int arenas) {
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+    mallopt(M_ARENA_MAX, arenas);
 }
 
 static void read_header(VipsImage *image, CVipsShim_Header *header) {
@@ -144,6 +150,24 @@ int CVipsShim_ImageMaterialize(CVipsShim_Image *handle, char **message) {
     }
     unref(handle->image);
     handle->image = memory;
+    return CVipsShim_OK;
+}
+
+int CVipsShim_ImageFitting(CVipsShim_Image *handle, int max_width, int max_height,
+                           CVipsShim_Image **result, char **message) {
+    if (!handle || !handle->image || max_width < 1 || max_height < 1 || !result) {
+        return fail(CVipsShim_BadArgument, message, "bad arguments to ImageFitting");
+    }
+    *result = NULL;
+    VipsImage *out = NULL;
+    // Already upright: no second rotation.
+    if (vips_thumbnail_image(handle->image, &out, max_width, "height", max_height,
+                             "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL) != 0) {
+        return fail(CVipsShim_DecodeFailed, message, "could not resize image");
+    }
+    CVipsShim_Image *made = g_new0(CVipsShim_Image, 1);
+    made->image = out;
+    *result = made;
     return CVipsShim_OK;
 }
 

@@ -1,6 +1,7 @@
 import FaceCropKit
 import Foundation
 
+FaceCropCommand.tuneMemory()  // first, before any large allocation
 let stop = StopRequest()
 let temporaries = TemporaryFiles()
 let signals = StopSignals(stop: stop, temporaries: temporaries)

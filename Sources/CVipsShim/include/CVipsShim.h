@@ -34,6 +34,12 @@ typedef struct CVipsShim_Image CVipsShim_Image;
 /// caps its operation cache at `cache_max` operations (0 turns it off).
 int CVipsShim_Init(const char *argv0, int concurrency, int cache_max, char **message);
 
+/// Sets glibc's malloc for a process that decodes large images one after
+/// another: a fixed mmap threshold (`mmap_threshold` bytes) so large buffers
+/// go back to the system when freed, and at most `arenas` arenas. (malloc.h
+/// is not part of Swift's Glibc module.)
+void CVipsShim_TuneMalloc(int mmap_threshold, int arenas);
+
 /// Facts from a photo's header, read without decoding the pixels.
 typedef struct {
     /// Stored size, before the EXIF orientation is applied.
@@ -62,6 +68,11 @@ int CVipsShim_LoadFitting(const void *bytes, size_t length, int max_width, int m
 /// Decodes all of `bytes` into memory now, upright and at the size given, so
 /// that many regions can be cut from it without decoding again.
 int CVipsShim_ImageMaterialize(CVipsShim_Image *image, char **message);
+
+/// A smaller copy of an (upright, usually materialized) image that fits in
+/// `max_width` x `max_height`, never enlarged. Free with CVipsShim_ImageFree.
+int CVipsShim_ImageFitting(CVipsShim_Image *image, int max_width, int max_height,
+                           CVipsShim_Image **result, char **message);
 
 void CVipsShim_ImageSize(const CVipsShim_Image *image, int *width, int *height);
 

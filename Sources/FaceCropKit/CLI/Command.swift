@@ -1,3 +1,4 @@
+import CVipsShim
 import Foundation
 
 /// The whole command: parse, set up, run, report. `main.swift` only wires
@@ -12,6 +13,7 @@ public enum FaceCropCommand {
     public static let defaultCascade = "haarcascade_frontalface_alt2.xml"
 
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
+
         if arguments.first == "merge" {
             return MergeCommand.run(Array(arguments.dropFirst()), temporaries: temporaries)
         }
@@ -40,6 +42,16 @@ public enum FaceCropCommand {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus
         }
+    }
+
+    /// glibc's defaults suit long-lived servers, not a worker that decodes a
+    /// 36 MB image, frees it and decodes the next: its mmap threshold grows
+    /// after each large free, so later large buffers land on the heap and are
+    /// not given back, and every thread gets its own arena. Measured on 12 MP
+    /// HEIC photos with --jobs 2: peak RSS 336 MB with the defaults, 257 MB
+    /// with a fixed 1 MB threshold and two arenas (README, Performance).
+    public static func tuneMemory() {
+        CVipsShim_TuneMalloc(1 << 20, 2)
     }
 
     static func resolveCascade(_ given: String?) -> String {

@@ -153,6 +153,18 @@ final class Picture {
         return Picture(handle: handle, bytes: bytes)
     }
 
+    /// A smaller copy fitting in `maxWidth` x `maxHeight` (never enlarged).
+    func fitting(_ maxWidth: Int, _ maxHeight: Int, source: String) throws(FaceCropError) -> Picture {
+        var made: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        guard CVipsShim_ImageFitting(handle, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &made, &message) == 0,
+            let made
+        else {
+            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not resize"))
+        }
+        return Picture(handle: made, bytes: bytes)
+    }
+
     /// Decodes into memory now so that several regions can be read from it.
     func materialize(source: String) throws(FaceCropError) {
         var message: UnsafeMutablePointer<CChar>?

@@ -72,6 +72,7 @@ struct PhotoProcessor: Sendable {
     var outputRoot: String
     var temporaries: TemporaryFiles
     var diagnosis = DiagnosisLock()
+    var fullDecodes = DecodeGate()
     /// Stop after detection (the `floor` benchmark: decode + one detection pass).
     var detectOnly = false
 
@@ -154,9 +155,26 @@ struct PhotoProcessor: Sendable {
             sha256: sha256)
 
         // Detect on a small upright decode; it stays in memory because the
-        // crops may be cut from it too.
-        let small = try Picture.load(
-            bytes, fittingIn: settings.detectSize, settings.detectSize, maxPixels: settings.maxPixels, source: source)
+        // crops may be cut from it too. JPEG and WebP shrink while they load;
+        // other formats (HEIC, PNG, TIFF, AVIF) can only be decoded whole, so
+        // they are decoded once, at full size, the detection copy is made
+        // from that and the crops are cut from it: one decode, not two.
+        let shrinksOnLoad = header.loader.hasPrefix("jpegload") || header.loader.hasPrefix("webpload")
+        var whole: Picture?
+        let small: Picture
+        if shrinksOnLoad {
+            small = try Picture.load(
+                bytes, fittingIn: settings.detectSize, settings.detectSize, maxPixels: settings.maxPixels, source: source)
+        } else {
+            let decoded = try fullDecodes.admit(pixels: header.storedWidth * header.storedHeight) { () throws(FaceCropError) in
+                let picture = try Picture.load(
+                    bytes, fittingIn: header.width, header.height, maxPixels: settings.maxPixels, source: source)
+                try picture.materialize(source: source)
+                return picture
+            }
+            whole = decoded
+            small = try decoded.fitting(settings.detectSize, settings.detectSize, source: source)
+        }
         try small.materialize(source: source)
         let gray = try small.grayPixels(source: source)
         let full = (width: header.width, height: header.height)
@@ -194,6 +212,8 @@ struct PhotoProcessor: Sendable {
         let picture: Picture
         if scale >= needed * 0.999 {
             picture = small
+        } else if let whole {
+            picture = whole
         } else {
             picture = try Picture.load(
                 bytes, fittingIn: Int((Double(full.width) * needed).rounded(.up)),
