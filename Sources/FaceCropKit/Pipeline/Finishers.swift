@@ -23,7 +23,7 @@ enum Finishers {
         var failures: [String] = []
         if run.options.wantsClips, let ffmpeg = run.ffmpeg {
             // Blocking work (libvips, a subprocess): off the cooperative pool.
-            failures += await Task(executorPreference: BlockingExecutor()) { ClipStep.run(run, ffmpeg: ffmpeg) }.value
+            failures += await withTaskExecutorPreference(BlockingExecutor()) { ClipStep.run(run, ffmpeg: ffmpeg) }
         }
         return failures
     }

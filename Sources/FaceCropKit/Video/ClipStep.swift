@@ -77,9 +77,8 @@ enum ClipStep {
         }
         if options.prune {
             // Per-source clips of photos that are gone or have no face now.
-            for name in earlierClips.subtracting(written).sorted() where isPerSourceClip(name) {
-                unlink(run.output + "/" + name)
-            }
+            let gone = earlierClips.subtracting(written).filter(isPerSourceClip)
+            _ = FaceCropCommand.prune(gone, in: run.output)
         }
         do throws(WriteFailure) {
             try sidecar.commit()
