@@ -328,6 +328,40 @@ failed_converted:
     return fail(CVipsShim_DecodeFailed, message, "could not cut crop");
 }
 
+int CVipsShim_LoadRGB(const char *path, int side, uint8_t *rgb, size_t capacity, char **message) {
+    if (!path || side < 1 || !rgb || capacity < (size_t)side * (size_t)side * 3) {
+        return fail(CVipsShim_BadArgument, message, "bad arguments to LoadRGB");
+    }
+    VipsImage *t = NULL;
+    VipsImage *next = NULL;
+    // thumbnail: shrink-on-load, and "force" gives exactly side x side
+    // (crops are square, so nothing is distorted).
+    if (vips_thumbnail(path, &t, side, "height", side, "size", VIPS_SIZE_FORCE, NULL) != 0) {
+        return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+    }
+    if (vips_image_get_width(t) != side || vips_image_get_height(t) != side) {
+        if (vips_embed(t, &next, 0, 0, side, side, "extend", VIPS_EXTEND_COPY, NULL) != 0) {
+            unref(t);
+            return fail(CVipsShim_DecodeFailed, message, "could not resize image");
+        }
+        unref(t);
+        t = next;
+    }
+    t = to_8bit(t, VIPS_INTERPRETATION_sRGB, 3);
+    if (!t) return fail(CVipsShim_DecodeFailed, message, "could not convert to sRGB");
+    size_t size = 0;
+    void *memory = vips_image_write_to_memory(t, &size);
+    unref(t);
+    if (!memory) return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+    if (size != (size_t)side * (size_t)side * 3) {
+        g_free(memory);
+        return fail(CVipsShim_DecodeFailed, message, "unexpected RGB layout");
+    }
+    memcpy(rgb, memory, size);
+    g_free(memory);
+    return CVipsShim_OK;
+}
+
 void CVipsShim_ImageFree(CVipsShim_Image *handle) {
     if (!handle) return;
     unref(handle->image);

@@ -112,6 +112,13 @@ typedef struct {
 int CVipsShim_CropEncode(CVipsShim_Image *image, const CVipsShim_CropSpec *spec,
                          void **bytes, size_t *length, char **message);
 
+/// Loads the image file at `path` (a crop), resizes it to exactly `side` x
+/// `side` and writes its 8-bit sRGB pixels (alpha flattened onto black, rows
+/// packed, 3 bytes a pixel) into the caller's `rgb`, which holds `capacity`
+/// bytes (at least side * side * 3). Allocates nothing the caller must free
+/// except `*message` on failure.
+int CVipsShim_LoadRGB(const char *path, int side, uint8_t *rgb, size_t capacity, char **message);
+
 void CVipsShim_ImageFree(CVipsShim_Image *image);
 
 /// SHA-256 of `bytes` as 64 lowercase hex digits and a terminating NUL.

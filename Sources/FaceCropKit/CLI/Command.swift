@@ -100,6 +100,14 @@ public enum FaceCropCommand {
         for input in options.inputs where access(input, F_OK) != 0 {
             throw .inputMissing(input, reason: systemError(errno))
         }
+        let readOnly = options.check || options.dryRun
+        // Clips are written at the end; find out now whether they can be.
+        var ffmpeg: FFmpeg?
+        if options.wantsClips, !readOnly {
+            let found = try FFmpeg.locate(given: options.ffmpeg, environment: ProcessInfo.processInfo.environment)
+            try found.probe(options.effectiveClipCodec)
+            ffmpeg = found
+        }
         let jobs = options.effectiveJobs
         try Vips.start()
         Cascade.setLibraryThreads(1)
@@ -109,7 +117,6 @@ public enum FaceCropCommand {
         let describedSettings = Stats.settingsJSON(settings, cascadePath: cascadePath)
         let settingsHash = Stats.hash(describedSettings)
 
-        let readOnly = options.check || options.dryRun
         if !readOnly {
             do {
                 try AtomicFile.makeFolder(output)
@@ -219,7 +226,9 @@ public enum FaceCropCommand {
         var finisherFailures: [String] = []
         if writeFailure == nil, completed {
             finisherFailures = await Finishers.run(
-                FinishedRun(output: output, options: options, records: remembered, stats: stats.json, temporaries: temporaries, stop: stop))
+                FinishedRun(
+                    output: output, options: options, records: remembered, stats: stats.json, temporaries: temporaries,
+                    stop: stop, ffmpeg: ffmpeg))
             for failure in finisherFailures { Terminal.stderr("facecrop: error: \(failure)\n") }
         }
         if options.json {

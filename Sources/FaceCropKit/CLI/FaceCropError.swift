@@ -7,6 +7,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case inputMissing(String, reason: String)
     case outputUnusable(String, reason: String)
     case cascadeUnavailable(String, reason: String)
+    case ffmpegUnavailable(String, reason: String)
     case libraryFailed(String)
     // Per-photo failures: the run goes on.
     case unreadable(String, reason: String)
@@ -26,6 +27,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .inputMissing(_, let reason): reason
         case .outputUnusable(_, let reason): reason
         case .cascadeUnavailable(_, let reason): reason
+        case .ffmpegUnavailable(_, let reason): reason
         case .unreadable(_, let reason): "cannot read file: \(reason)"
         case .notAnImage(_, let reason): "not a readable image: \(reason)"
         case .decodeFailed(_, let reason): "could not decode: \(reason)"
@@ -46,6 +48,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot use output folder '\(path)': \(reason)"
         case .cascadeUnavailable(let path, let reason):
             return "cannot load cascade '\(path)': \(reason) (install opencv-data, or pass --cascade PATH)"
+        case .ffmpegUnavailable(let path, let reason):
+            return "cannot use ffmpeg '\(path)' for clips: \(reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
             .tooLarge(let path, _), .detectionFailed(let path, _), .writeFailed(let path, _), .outputFull(let path, _):
             return "'\(path)': \(reason)"
@@ -58,7 +62,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .usage: ExitStatus.usage
         case .inputMissing: ExitStatus.noInput
         case .outputUnusable: ExitStatus.cannotCreate
-        case .cascadeUnavailable: ExitStatus.unavailable
+        case .cascadeUnavailable, .ffmpegUnavailable: ExitStatus.unavailable
         default: ExitStatus.failure
         }
     }
@@ -74,7 +78,7 @@ public enum ExitStatus {
     public static let usage: Int32 = 64
     /// An input path does not exist or cannot be read (EX_NOINPUT).
     public static let noInput: Int32 = 66
-    /// The cascade or a library could not be loaded (EX_UNAVAILABLE).
+    /// The cascade, a library or ffmpeg (for clips) could not be loaded (EX_UNAVAILABLE).
     public static let unavailable: Int32 = 69
     /// The output folder cannot be created or written (EX_CANTCREAT).
     public static let cannotCreate: Int32 = 73

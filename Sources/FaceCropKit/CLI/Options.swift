@@ -2,6 +2,7 @@ import Foundation
 
 public enum FaceSelection: String, Sendable, CaseIterable { case all, largest }
 public enum PadMode: String, Sendable, CaseIterable { case edge, black }
+public enum ClipScope: String, Sendable, CaseIterable { case dataset, source }
 public enum OutputFormat: String, Sendable, CaseIterable {
     case jpg, png, webp
     var fileExtension: String { rawValue }
@@ -33,10 +34,28 @@ public struct Options: Sendable, Equatable {
     public var shard: Shard?
     public var quiet = false
     public var json = false
+    public var clip: String?
+    public var clipPer = ClipScope.dataset
+    public var clipCodec: ClipCodec?
+    public var clipFPS = 25
+    public var clipSize: Int?
+    public var clipHold = 1
+    public var clipMask = ClipMaskShape.oval
+    public var ffmpeg: String?
     public var showHelp = false
     public var showVersion = false
 
     public init() {}
+
+    /// Whether the run writes clips (`--clip PATH` or `--clip-per source`).
+    public var wantsClips: Bool { clip != nil || clipPer == .source }
+
+    /// `--clip-codec`, else the one `--clip`'s extension implies, else ProRes.
+    public var effectiveClipCodec: ClipCodec { clipCodec ?? clip.flatMap(ClipCodec.implied) ?? .prores }
+
+    /// `--clip-size`, else the crop size rounded down to even (4:2:0 video
+    /// needs even sides).
+    public var effectiveClipSize: Int { clipSize ?? size - size % 2 }
 
     /// `--jobs`, or the number of active cores.
     public var effectiveJobs: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
@@ -120,6 +139,32 @@ public enum OptionTable {
         .value(["--shard"], "K/N", "Process only shard K of N (0 <= K < N, by a stable hash of each path); K may be 'auto' (SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).") {
             $0.shard = try shard($1)
         },
+        .value(["--clip"], "PATH", "Also write a clip of all crops in manifest order, each face in an alpha mask (.mov: ProRes 4444, .webm: VP9).") {
+            $0.clip = $1
+        },
+        .value(["--clip-per"], "dataset|source", "One clip for the dataset (--clip PATH), or one per source photo next to its crops (default dataset).") {
+            $0.clipPer = try choice($1, "--clip-per")
+        },
+        .value(["--clip-codec"], "prores|hevc|vp9", "Clip codec, all with alpha (default: from --clip's extension, else prores; hevc needs ffmpeg >= 7.1).") {
+            $0.clipCodec = try choice($1, "--clip-codec")
+        },
+        .value(["--clip-fps"], "N", "Clip frame rate (default 25).") {
+            $0.clipFPS = try int($1, "--clip-fps", 1...240)
+        },
+        .value(["--clip-size"], "N", "Side of the clip's frames in pixels, even (default: --size, rounded down to even).") {
+            let side = try int($1, "--clip-size", 16...4096)
+            guard side % 2 == 0 else { throw FaceCropError.usage("'--clip-size' must be even, not '\($1)'") }
+            $0.clipSize = side
+        },
+        .value(["--clip-hold"], "N", "Frames each crop is shown for (default 1).") {
+            $0.clipHold = try int($1, "--clip-hold", 1...1000)
+        },
+        .value(["--clip-mask"], "oval|rect|none", "Opaque part of each frame: an oval around the face box, the box, or all (default oval).") {
+            $0.clipMask = try choice($1, "--clip-mask")
+        },
+        .value(["--ffmpeg"], "PATH", "ffmpeg for clips (default: FACECROP_FFMPEG, else ffmpeg on PATH).") {
+            $0.ffmpeg = $1
+        },
         .flag(["--follow-links"], "Follow symbolic links (default: skip them).") { $0.followLinks = true },
         .flag(["-q", "--quiet"], "No progress bar and no summary line; errors are still printed.") { $0.quiet = true },
         .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
@@ -130,6 +175,7 @@ public enum OptionTable {
     /// Parses the arguments after the program name.
     public static func parse(_ arguments: [String], requireOutput: Bool = true) throws(FaceCropError) -> Options {
         var options = Options()
+        var given: [String] = []
         var index = 0
         var onlyPositional = false
         while index < arguments.count {
@@ -152,6 +198,7 @@ public enum OptionTable {
             guard let spec = all.first(where: { $0.names.contains(name) }) else {
                 throw .usage("unknown option '\(name)'")
             }
+            given.append(name)
             if spec.value == nil {
                 if attached != nil { throw .usage("option '\(name)' takes no value") }
                 try apply(spec, &options, "")
@@ -170,7 +217,33 @@ public enum OptionTable {
         if options.showHelp || options.showVersion { return options }
         if options.inputs.isEmpty { throw .usage("no photos given") }
         if requireOutput, options.output == nil { throw .usage("missing '--output <dir>'") }
+        try checkClipOptions(options, given: given)
         return options
+    }
+
+    /// Clip options only make sense together, and the clip's name must fit its codec.
+    static func checkClipOptions(_ options: Options, given: [String]) throws(FaceCropError) {
+        let clipOnly = ["--clip-codec", "--clip-fps", "--clip-size", "--clip-hold", "--clip-mask", "--ffmpeg"]
+        guard options.wantsClips else {
+            if let name = given.first(where: clipOnly.contains) {
+                throw .usage("'\(name)' needs '--clip PATH' or '--clip-per source'")
+            }
+            return
+        }
+        guard let path = options.clip else { return }
+        if options.clipPer == .source {
+            throw .usage("give either '--clip PATH' (one clip) or '--clip-per source' (a clip per photo), not both")
+        }
+        if options.shard != nil {
+            throw .usage("'--clip PATH' cannot be combined with '--shard' (every shard would write the same clip); merge first, then run with --clip")
+        }
+        let codec = options.effectiveClipCodec
+        guard options.clipCodec != nil || ClipCodec.implied(by: path) != nil else {
+            throw .usage("'--clip' needs a .mov or .webm name (or '--clip-codec'), not '\(path)'")
+        }
+        guard (path as NSString).pathExtension.lowercased() == codec.fileExtension else {
+            throw .usage("'--clip-codec \(codec.rawValue)' writes .\(codec.fileExtension) files: name the clip '.\(codec.fileExtension)', not '\(path)'")
+        }
     }
 
     private static func apply(_ spec: OptionSpec, _ options: inout Options, _ value: String) throws(FaceCropError) {
@@ -209,7 +282,7 @@ public enum OptionTable {
         lines += [
             "",
             "Exit status: 0 every photo processed, 1 some photo failed, 64 usage error,",
-            "66 input missing, 69 cascade unavailable, 73 output unusable, 130 interrupted,",
+            "66 input missing, 69 cascade or ffmpeg unavailable, 73 output unusable, 130 interrupted,",
             "143 terminated.",
         ]
         return lines.joined(separator: "\n") + "\n"

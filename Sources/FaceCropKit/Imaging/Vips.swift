@@ -230,3 +230,20 @@ extension OutputFormat {
 func systemError(_ code: Int32) -> String {
     String(cString: strerror(code))
 }
+
+extension Vips {
+    /// Loads the image file at `path` resized to exactly `side` x `side`, as
+    /// packed 8-bit sRGB into `rgb` (reused from frame to frame, so a clip of
+    /// any length needs one buffer).
+    static func loadRGB(_ path: String, side: Int, into rgb: inout [UInt8]) throws(FaceCropError) {
+        let needed = side * side * 3
+        if rgb.count != needed { rgb = [UInt8](repeating: 0, count: needed) }
+        var message: UnsafeMutablePointer<CChar>?
+        let status = rgb.withUnsafeMutableBufferPointer {
+            CVipsShim_LoadRGB(path, Int32(clamping: side), $0.baseAddress, $0.count, &message)
+        }
+        guard status == 0 else {
+            throw .decodeFailed(path, reason: takeMessage(message, fallback: "could not decode"))
+        }
+    }
+}

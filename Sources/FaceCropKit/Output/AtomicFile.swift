@@ -34,16 +34,20 @@ public final class TemporaryFiles: Sendable {
     }
 
     func make(for path: String) -> String {
+        guard let shared = folder.withLock({ $0 }) else { return make(beside: path) }
+        let number = counter.add(1, ordering: .relaxed).newValue
+        let temporary = shared + "/\(number)-\(getpid()).tmp"
+        paths.withLock { _ = $0.insert(temporary) }
+        return temporary
+    }
+
+    /// A temporary name in `path`'s own folder (for files that may lie
+    /// outside the output folder, on another file system).
+    func make(beside path: String) -> String {
         let number = counter.add(1, ordering: .relaxed).newValue
         let name = (path as NSString).lastPathComponent
-        let shared = folder.withLock { $0 }
-        let temporary: String
-        if let shared {
-            temporary = shared + "/\(number)-\(getpid()).tmp"
-        } else {
-            let parent = (path as NSString).deletingLastPathComponent
-            temporary = (parent.isEmpty ? "" : parent + "/") + ".\(name).facecrop-\(getpid())-\(number).tmp"
-        }
+        let parent = (path as NSString).deletingLastPathComponent
+        let temporary = (parent.isEmpty ? "" : parent + "/") + ".\(name).facecrop-\(getpid())-\(number).tmp"
         paths.withLock { _ = $0.insert(temporary) }
         return temporary
     }

@@ -42,6 +42,14 @@ final class ManifestWriter {
         if buffer.count >= 1 << 16 { try flush() }
     }
 
+    /// Appends one line of another JSON-lines file written the same way
+    /// (e.g. clips.jsonl).
+    func appendLine(_ line: String) throws(WriteFailure) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
     func commit() throws(WriteFailure) {
         try flush()
         guard rename(temporary, path) == 0 else { throw fail(systemError(errno), code: errno) }

@@ -10,6 +10,8 @@ struct FinishedRun: Sendable {
     var stats: JSON
     var temporaries: TemporaryFiles
     var stop: StopRequest
+    /// The ffmpeg probed before the run, when it writes clips.
+    var ffmpeg: FFmpeg?
 }
 
 /// Steps that run after the manifest is written and read the whole dataset:
@@ -18,7 +20,11 @@ struct FinishedRun: Sendable {
 /// dataset may hold 100,000 crops).
 enum Finishers {
     static func run(_ run: FinishedRun) async -> [String] {
-        let failures: [String] = []
+        var failures: [String] = []
+        if run.options.wantsClips, let ffmpeg = run.ffmpeg {
+            // Blocking work (libvips, a subprocess): off the cooperative pool.
+            failures += await withTaskExecutorPreference(BlockingExecutor()) { ClipStep.run(run, ffmpeg: ffmpeg) }
+        }
         return failures
     }
 }
