@@ -125,14 +125,7 @@ struct DatasetTests {
         let photos = try makeLibrary(in: work, copies: 3)
         let output = work.appendingPathComponent("out")
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: facecropBinary)
-        process.arguments = [photos.path, "-o", output.path, "-q"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: seconds)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        #expect(try interruptFaceCrop([photos.path, "-o", output.path, "-q"], after: seconds, with: SIGKILL) == 128 + SIGKILL)
 
         let resumed = try runFaceCrop([photos.path, "-o", output.path, "-q"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
@@ -149,15 +142,7 @@ struct DatasetTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let photos = try makeLibrary(in: work, copies: 3)
         let output = work.appendingPathComponent("out")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: facecropBinary)
-        process.arguments = [photos.path, "-o", output.path, "-q"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: 0.6)
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        #expect(try interruptFaceCrop([photos.path, "-o", output.path, "-q"], after: 0.6, with: SIGINT) == 130)
         let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
         #expect(stats["complete"] as? Bool == false)
         let partial = try readManifest(output)

@@ -51,6 +51,20 @@ func runFaceCrop(_ arguments: [String], through launcher: [String] = [], environ
         stderr: try String(contentsOf: errURL, encoding: .utf8))
 }
 
+/// Starts the real binary and, after `seconds`, sends it `signal`; returns
+/// its exit status (for a signal it did not handle: 128 + the signal).
+func interruptFaceCrop(_ arguments: [String], after seconds: Double, with signal: Int32) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: facecropBinary)
+    process.arguments = arguments
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    Thread.sleep(forTimeInterval: seconds)
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+}
+
 /// A fresh temporary folder, removed by the caller's `defer`.
 func makeTemporaryFolder() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("facecrop-test-\(UUID().uuidString)")

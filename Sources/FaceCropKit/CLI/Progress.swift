@@ -78,15 +78,7 @@ actor Progress {
 
 enum Terminal {
     static func stderr(_ text: String) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(2, raw.baseAddress! + offset, raw.count - offset)
-                if n <= 0 { if n < 0 && errno == EINTR { continue } else { return } }
-                offset += n
-            }
-        }
+        _ = Array(text.utf8).withUnsafeBytes { writeFully(2, $0) }
     }
 
     static func stdout(_ text: String) {

@@ -66,6 +66,21 @@ public final class TemporaryFiles: Sendable {
     }
 }
 
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+/// Returns 0, or the errno that stopped it.
+func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    var written = 0
+    while written < bytes.count {
+        let result = write(fd, bytes.baseAddress! + written, bytes.count - written)
+        if result < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        written += result
+    }
+    return 0
+}
+
 /// Writes a whole file under a temporary name in its folder, then renames it
 /// into place: a reader (or a rerun after a crash) sees the old file or the
 /// new one, never half of one.
@@ -89,19 +104,8 @@ enum AtomicFile {
     private static func writeAll(_ bytes: [UInt8], to path: String) throws(WriteFailure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteFailure(reason: systemError(errno), code: errno) }
-        var failure: WriteFailure?
-        bytes.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let result = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    failure = WriteFailure(reason: systemError(errno), code: errno)
-                    return
-                }
-                written += result
-            }
-        }
+        let code = bytes.withUnsafeBytes { writeFully(fd, $0) }
+        var failure = code == 0 ? nil : WriteFailure(reason: systemError(code), code: code)
         if close(fd) != 0, failure == nil { failure = WriteFailure(reason: systemError(errno), code: errno) }
         if let failure { throw failure }
     }

@@ -59,15 +59,8 @@ final class ManifestWriter {
 
     private func flush() throws(WriteFailure) {
         if let failure { throw failure }
-        var written = 0
-        while written < buffer.count {
-            let result = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw fail(systemError(errno), code: errno)
-            }
-            written += result
-        }
+        let code = buffer.withUnsafeBytes { writeFully(fd, $0) }
+        if code != 0 { throw fail(systemError(code), code: code) }
         buffer.removeAll(keepingCapacity: true)
     }
 

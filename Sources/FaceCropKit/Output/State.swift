@@ -194,21 +194,8 @@ final class Journal: Sendable {
 
     private func append(_ entry: JSON) throws(WriteFailure) {
         let bytes = Array((entry.serialized() + "\n").utf8)
-        let failure: (String, Int32)? = fd.withLock { fd in
-            bytes.withUnsafeBytes { raw in
-                var written = 0
-                while written < raw.count {
-                    let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return (systemError(errno), errno)
-                    }
-                    written += n
-                }
-                return nil
-            }
-        }
-        if let failure { throw WriteFailure(reason: "journal: \(failure.0)", code: failure.1) }
+        let code = fd.withLock { fd in bytes.withUnsafeBytes { writeFully(fd, $0) } }
+        if code != 0 { throw WriteFailure(reason: "journal: \(systemError(code))", code: code) }
     }
 }
 

@@ -60,19 +60,7 @@ final class ClipWriter {
     func write(_ rgba: [UInt8]) throws(ClipFailure) {
         precondition(rgba.count == side * side * 4)
         let fd = input.fileHandleForWriting.fileDescriptor
-        var failure: Int32 = 0
-        rgba.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let result = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                written += result
-            }
-        }
+        let failure = rgba.withUnsafeBytes { writeFully(fd, $0) }
         if failure != 0 {
             // EPIPE: ffmpeg stopped reading. Its own message says why.
             let status = waitForExit()
