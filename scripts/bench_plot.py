@@ -25,11 +25,12 @@ def main():
             rows = list(csv.DictReader(f))
         t = [float(r["elapsed_s"]) for r in rows]
         rss = [int(r["vmrss_kib"]) / 1024 for r in rows]
-        photos = [float(r["photos_est"]) for r in rows]
-        label = os.path.basename(path)[4:-4] + " photos"
-        label = f"{int(label.split()[0]):,} photos (peak {max(rss):.0f} MiB)"
+        done = all(r["photos_est"] for r in rows)  # empty for a run that did not finish
+        label = f"{int(os.path.basename(path)[4:-4]):,} photos (peak {max(rss):.0f} MiB)"
+        label += "" if done else ", interrupted"
         ax1.plot(t, rss, lw=0.8, label=label)
-        ax2.plot(photos, rss, lw=0.8, label=label)
+        if done:
+            ax2.plot([float(r["photos_est"]) for r in rows], rss, lw=0.8, label=label)
     ax1.set_xlabel("elapsed (s)")
     ax2.set_xlabel("photos processed (estimated from bytes read)")
     ax2.set_xscale("symlog", linthresh=100)
