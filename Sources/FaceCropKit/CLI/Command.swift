@@ -33,6 +33,14 @@ public enum FaceCropCommand {
             Terminal.stdout("facecrop \(OptionTable.version)\n")
             return ExitStatus.success
         }
+        if options.showManual {
+            Terminal.stdout(Manual.page)
+            return ExitStatus.success
+        }
+        if let shell = options.completions {
+            Terminal.stdout(Manual.completions(shell))
+            return ExitStatus.success
+        }
         do {
             if floor { return try await measureFloor(options, stop: stop) }
             return try await execute(options, stop: stop, temporaries: temporaries)

@@ -18,7 +18,19 @@ struct FinishedRun: Sendable {
 /// dataset may hold 100,000 crops).
 enum Finishers {
     static func run(_ run: FinishedRun) async -> [String] {
-        let failures: [String] = []
+        var failures: [String] = []
+        // A shard sees only part of the dataset; `facecrop merge` makes the
+        // sheets and the report of the whole.
+        if run.options.shard != nil { return failures }
+        var sheets: [String] = []
+        if run.options.contactSheet {
+            let made = ContactSheet.write(run)
+            sheets = made.names
+            failures += made.failures
+        }
+        if run.options.report, run.stop.requested == nil {
+            failures += Report.write(run, sheets: sheets)
+        }
         return failures
     }
 }
