@@ -13,7 +13,7 @@ public enum FaceCropCommand {
 
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
         if arguments.first == "merge" {
-            return MergeCommand.run(Array(arguments.dropFirst()), temporaries: temporaries)
+            return await MergeCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries)
         }
         var arguments = arguments
         let floor = arguments.first == "floor"

@@ -50,6 +50,11 @@ enum ContactSheet {
             return (names, [])
         }
         var failures: [String] = []
+        do throws(FaceCropError) {
+            try Vips.start()  // `facecrop merge` has not started it
+        } catch {
+            return (names, ["contact sheet: \(error.reason)"])
+        }
         for (sheet, name) in names.enumerated() {
             if run.stop.requested != nil { return (names, failures) }
             let first = sheet * perSheet
