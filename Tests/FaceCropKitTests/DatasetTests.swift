@@ -19,7 +19,7 @@ struct DatasetTests {
 
     /// Everything a user would compare: crops, manifest, and stats without the run section.
     func datasetBytes(_ output: URL) throws -> [String: String] {
-        var bytes = try fingerprint(output).filter { !$0.key.hasPrefix(".facecrop/") }
+        var bytes = try fingerprintWithStableReport(output).filter { !$0.key.hasPrefix(".facecrop/") }
         if let stats = bytes.removeValue(forKey: "stats.json") {
             _ = stats
             let object = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
