@@ -362,6 +362,132 @@ int CVipsShim_LoadRGB(const char *path, int side, uint8_t *rgb, size_t capacity,
     return CVipsShim_OK;
 }
 
+// Digits 0-9 in a 5x7 pixel font, one byte per row, bit 4 the leftmost pixel.
+static const uint8_t digit_font[10][7] = {
+    {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}, {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E},
+    {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}, {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E},
+    {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}, {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E},
+    {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}, {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08},
+    {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}, {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C},
+};
+
+enum { label_scale = 2, label_background = 24, label_ink = 255, tile_background = 40 };
+
+// A side x CVipsShim_LabelHeight sRGB strip with `number` drawn at its left.
+static VipsImage *label_strip(int side, long number) {
+    size_t size = (size_t)side * CVipsShim_LabelHeight * 3;
+    uint8_t *pixels = g_malloc(size);
+    memset(pixels, label_background, size);
+    char text[24];
+    g_snprintf(text, sizeof text, "%ld", number < 0 ? 0 : number);
+    int x = 3;
+    int y = (CVipsShim_LabelHeight - 7 * label_scale) / 2;
+    for (const char *c = text; *c && x + 5 * label_scale <= side; c++) {
+        const uint8_t *rows = digit_font[*c - '0'];
+        for (int row = 0; row < 7 * label_scale; row++) {
+            for (int column = 0; column < 5 * label_scale; column++) {
+                if (!(rows[row / label_scale] & (0x10 >> (column / label_scale)))) continue;
+                memset(pixels + ((size_t)(y + row) * side + x + column) * 3, label_ink, 3);
+            }
+        }
+        x += 6 * label_scale;
+    }
+    VipsImage *strip = vips_image_new_from_memory_copy(pixels, size, side, CVipsShim_LabelHeight, 3,
+                                                       VIPS_FORMAT_UCHAR);
+    g_free(pixels);
+    if (!strip) return NULL;
+    VipsImage *typed = NULL;
+    int status = vips_copy(strip, &typed, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    unref(strip);
+    return status == 0 ? typed : NULL;
+}
+
+int CVipsShim_SheetTile(const char *path, int side, long number, CVipsShim_Image **result,
+                        char **message) {
+    if (side < 8 || !result) {
+        return fail(CVipsShim_BadArgument, message, "bad arguments to SheetTile");
+    }
+    *result = NULL;
+    VipsImage *t = NULL;
+    VipsImage *next = NULL;
+    if (path) {
+        if (vips_thumbnail(path, &t, side, "height", side, NULL) != 0) {
+            return fail(CVipsShim_DecodeFailed, message, "could not read image");
+        }
+        t = to_8bit(t, VIPS_INTERPRETATION_sRGB, 3);
+        if (!t) return fail(CVipsShim_DecodeFailed, message, "could not convert image");
+    } else {
+        if (vips_black(&t, side, side, "bands", 3, NULL) != 0) goto failed;
+        if (vips_linear1(t, &next, 1.0, 128.0, "uchar", TRUE, NULL) != 0) goto failed;
+        unref(t);
+        t = next;
+        if (vips_copy(t, &next, "interpretation", VIPS_INTERPRETATION_sRGB, NULL) != 0) goto failed;
+        unref(t);
+        t = next;
+    }
+    int width = vips_image_get_width(t);
+    int height = vips_image_get_height(t);
+    if (width != side || height != side) {
+        VipsArrayDouble *background = vips_array_double_newv(3, (double)tile_background,
+                                                             (double)tile_background,
+                                                             (double)tile_background);
+        int status = vips_embed(t, &next, (side - width) / 2, (side - height) / 2, side, side,
+                                "extend", VIPS_EXTEND_BACKGROUND, "background", background,
+                                NULL);
+        vips_area_unref(VIPS_AREA(background));
+        if (status != 0) goto failed;
+        unref(t);
+        t = next;
+    }
+    VipsImage *strip = label_strip(side, number);
+    if (!strip) goto failed;
+    int joined = vips_join(t, strip, &next, VIPS_DIRECTION_VERTICAL, NULL);
+    unref(strip);
+    if (joined != 0) goto failed;
+    unref(t);
+    t = next;
+    // Decode now, so that the file is closed and the tile is a small block of
+    // memory, however many tiles a sheet holds.
+    VipsImage *memory = vips_image_copy_memory(t);
+    unref(t);
+    if (!memory) return fail(CVipsShim_DecodeFailed, message, "could not read image");
+    CVipsShim_Image *handle = g_new0(CVipsShim_Image, 1);
+    handle->image = memory;
+    *result = handle;
+    return CVipsShim_OK;
+failed:
+    unref(t);
+    return fail(CVipsShim_DecodeFailed, message, "could not make tile");
+}
+
+int CVipsShim_SheetEncode(CVipsShim_Image *const *tiles, int count, int across, void **bytes,
+                          size_t *length, char **message) {
+    if (!tiles || count < 1 || across < 1 || !bytes || !length) {
+        return fail(CVipsShim_BadArgument, message, "bad arguments to SheetEncode");
+    }
+    *bytes = NULL;
+    *length = 0;
+    VipsImage **images = g_new0(VipsImage *, count);
+    for (int i = 0; i < count; i++) {
+        if (!tiles[i] || !tiles[i]->image) {
+            g_free(images);
+            return fail(CVipsShim_BadArgument, message, "missing tile");
+        }
+        images[i] = tiles[i]->image;
+    }
+    VipsArrayDouble *background = vips_array_double_newv(1, (double)tile_background);
+    VipsImage *sheet = NULL;
+    int status = vips_arrayjoin(images, &sheet, count, "across", across, "shim", 2,
+                                "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    g_free(images);
+    if (status != 0) return fail(CVipsShim_DecodeFailed, message, "could not join tiles");
+    status = vips_pngsave_buffer(sheet, bytes, length, "strip", TRUE, "compression", 6, NULL);
+    unref(sheet);
+    if (status != 0) return fail(CVipsShim_EncodeFailed, message, "could not encode sheet");
+    return CVipsShim_OK;
+}
+
 void CVipsShim_ImageFree(CVipsShim_Image *handle) {
     if (!handle) return;
     unref(handle->image);

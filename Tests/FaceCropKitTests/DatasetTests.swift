@@ -17,20 +17,6 @@ struct DatasetTests {
         return photos
     }
 
-    /// Everything a user would compare: crops, manifest, and stats without the run section.
-    func datasetBytes(_ output: URL) throws -> [String: String] {
-        var bytes = try fingerprint(output).filter { !$0.key.hasPrefix(".facecrop/") }
-        if let stats = bytes.removeValue(forKey: "stats.json") {
-            _ = stats
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
-            var stable = object
-            stable.removeValue(forKey: "run")
-            let data = try JSONSerialization.data(withJSONObject: stable, options: [.sortedKeys])
-            bytes["stats.json (stable)"] = String(decoding: data, as: UTF8.self)
-        }
-        return bytes
-    }
-
     func summary(_ result: RunResult) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
     }

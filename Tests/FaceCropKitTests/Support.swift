@@ -136,3 +136,37 @@ func fingerprint(_ folder: URL) throws -> [String: String] {
     }
     return result
 }
+
+/// report.html (and its other pages) without what varies from run to run or
+/// folder to folder: the header naming the output folder and the rows with
+/// the run's time, speed, jobs and what it processed, kept or removed.
+func stableReport(_ page: URL) throws -> String {
+    let varying = ["<header>", "data-stat=\"elapsed_s\"", "data-stat=\"photos_per_s\"", "data-stat=\"jobs\"",
+        "data-stat=\"processed\"", "data-stat=\"reused\"", "data-stat=\"removed_crops\""]
+    return try String(contentsOf: page, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        .filter { line in !varying.contains { line.contains($0) } }
+        .joined(separator: "\n")
+}
+
+/// `fingerprint` with each report page replaced by its stable text.
+func fingerprintWithStableReport(_ folder: URL) throws -> [String: String] {
+    var bytes = try fingerprint(folder)
+    for key in bytes.keys where key.hasPrefix("report") && key.hasSuffix(".html") {
+        bytes[key] = try stableReport(folder.appendingPathComponent(key))
+    }
+    return bytes
+}
+
+/// Everything a user would compare between two datasets: crops, manifest,
+/// contact sheets, the report's stable text and stats.json without its `run`
+/// section.
+func datasetBytes(_ output: URL) throws -> [String: String] {
+    var bytes = try fingerprintWithStableReport(output).filter { !$0.key.hasPrefix(".facecrop/") }
+    if bytes.removeValue(forKey: "stats.json") != nil {
+        var stable = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
+        stable.removeValue(forKey: "run")
+        let data = try JSONSerialization.data(withJSONObject: stable, options: [.sortedKeys])
+        bytes["stats.json (stable)"] = String(decoding: data, as: UTF8.self)
+    }
+    return bytes
+}

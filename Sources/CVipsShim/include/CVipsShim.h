@@ -119,6 +119,23 @@ int CVipsShim_CropEncode(CVipsShim_Image *image, const CVipsShim_CropSpec *spec,
 /// except `*message` on failure.
 int CVipsShim_LoadRGB(const char *path, int side, uint8_t *rgb, size_t capacity, char **message);
 
+/// Height in pixels of the label strip CVipsShim_SheetTile puts under each tile.
+#define CVipsShim_LabelHeight 18
+
+/// One contact-sheet tile, decoded into memory (the file is closed again): the
+/// image at `path` shrunk (or enlarged) to fit `side` x `side`, centred on a
+/// dark square, with a strip of CVipsShim_LabelHeight pixels underneath that
+/// shows `number` in a built-in 5x7 pixel digit font (no font files needed,
+/// so the sheet's bytes are the same on every machine). With `path` NULL the
+/// square is a plain mid-grey placeholder.
+int CVipsShim_SheetTile(const char *path, int side, long number, CVipsShim_Image **tile,
+                        char **message);
+
+/// Joins `count` tiles into a grid `across` tiles wide, 2 pixels apart, and
+/// encodes it as PNG. Free `*bytes` with CVipsShim_Free.
+int CVipsShim_SheetEncode(CVipsShim_Image *const *tiles, int count, int across, void **bytes,
+                          size_t *length, char **message);
+
 void CVipsShim_ImageFree(CVipsShim_Image *image);
 
 /// SHA-256 of `bytes` as 64 lowercase hex digits and a terminating NUL.

@@ -15,7 +15,7 @@ public enum FaceCropCommand {
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
 
         if arguments.first == "merge" {
-            return MergeCommand.run(Array(arguments.dropFirst()), temporaries: temporaries)
+            return await MergeCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries)
         }
         var arguments = arguments
         let floor = arguments.first == "floor"
@@ -33,6 +33,14 @@ public enum FaceCropCommand {
         }
         if options.showVersion {
             Terminal.stdout("facecrop \(OptionTable.version)\n")
+            return ExitStatus.success
+        }
+        if options.showManual {
+            Terminal.stdout(Manual.page)
+            return ExitStatus.success
+        }
+        if let shell = options.completions {
+            Terminal.stdout(Manual.completions(shell))
             return ExitStatus.success
         }
         do {

@@ -12,7 +12,7 @@ enum MergeCommand {
         var loaded: StateStore.Loaded
     }
 
-    static func run(_ arguments: [String], temporaries: TemporaryFiles) -> Int32 {
+    static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
         var folders: [String] = []
         var quiet = false
         var json = false
@@ -36,7 +36,8 @@ enum MergeCommand {
             return ExitStatus.usage
         }
         do {
-            return try merge(into: folders[0], from: Array(folders.dropFirst()), quiet: quiet, json: json, temporaries: temporaries)
+            return try await merge(
+                into: folders[0], from: Array(folders.dropFirst()), quiet: quiet, json: json, stop: stop, temporaries: temporaries)
         } catch {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus
@@ -66,7 +67,9 @@ enum MergeCommand {
         return shards
     }
 
-    static func merge(into output: String, from folders: [String], quiet: Bool, json: Bool, temporaries: TemporaryFiles)
+    static func merge(
+        into output: String, from folders: [String], quiet: Bool, json: Bool, stop: StopRequest, temporaries: TemporaryFiles
+    ) async
         throws(FaceCropError) -> Int32
     {
         let started = ContinuousClock.now
@@ -122,7 +125,13 @@ enum MergeCommand {
             if !quiet {
                 Terminal.stderr("facecrop: merged \(count) shards: \(counts.photos) photos, \(counts.faces) faces -> '\(output)'\n")
             }
-            return counts.errors > 0 ? ExitStatus.failure : ExitStatus.success
+            // The contact sheet and report of the whole dataset (shards make none).
+            var options = Options()
+            options.output = output
+            let failures = await Finishers.run(
+                FinishedRun(output: output, options: options, records: records, stats: stats.json, temporaries: temporaries, stop: stop))
+            for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
+            return counts.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }

@@ -3,6 +3,7 @@ import Foundation
 public enum FaceSelection: String, Sendable, CaseIterable { case all, largest }
 public enum PadMode: String, Sendable, CaseIterable { case edge, black }
 public enum ClipScope: String, Sendable, CaseIterable { case dataset, source }
+public enum Shell: String, Sendable, CaseIterable { case bash, zsh }
 public enum OutputFormat: String, Sendable, CaseIterable {
     case jpg, png, webp
     var fileExtension: String { rawValue }
@@ -42,8 +43,14 @@ public struct Options: Sendable, Equatable {
     public var clipHold = 1
     public var clipMask = ClipMaskShape.oval
     public var ffmpeg: String?
+    public var contactSheet = true
+    public var report = true
+    /// `--config` files, applied before the command line.
+    public var configs: [String] = []
     public var showHelp = false
     public var showVersion = false
+    public var showManual = false
+    public var completions: Shell?
 
     public init() {}
 
@@ -69,6 +76,14 @@ struct OptionSpec: Sendable {
     let value: String?
     let help: String
     let apply: @Sendable (inout Options, String) throws -> Void
+    /// Whether each use adds a value (`--include`) rather than replacing it.
+    var repeatable = false
+
+    func repeated() -> OptionSpec {
+        var spec = self
+        spec.repeatable = true
+        return spec
+    }
 
     static func flag(_ names: [String], _ help: String, _ set: @escaping @Sendable (inout Options) -> Void) -> OptionSpec {
         OptionSpec(names: names, value: nil, help: help) { options, _ in set(&options) }
@@ -128,10 +143,10 @@ public enum OptionTable {
         },
         .value(["--include"], "GLOB", "Only photos matching GLOB (repeatable; a GLOB with '/' matches the relative path, else the name).") {
             $0.include.append($1)
-        },
+        }.repeated(),
         .value(["--exclude"], "GLOB", "Skip photos and folders matching GLOB (repeatable).") {
             $0.exclude.append($1)
-        },
+        }.repeated(),
         .flag(["--overwrite"], "Process every photo again, even those unchanged since the last run.") { $0.overwrite = true },
         .flag(["--no-prune"], "Keep the crops of photos that are gone from the inputs (default: remove them).") { $0.prune = false },
         .flag(["--check"], "Process nothing; exit 0 if the output is up to date, 1 (listing what differs) if not.") { $0.check = true },
@@ -166,16 +181,51 @@ public enum OptionTable {
             $0.ffmpeg = $1
         },
         .flag(["--follow-links"], "Follow symbolic links (default: skip them).") { $0.followLinks = true },
+        .flag(["--no-contact-sheet"], "Do not write contact-sheet.png (a grid of every crop, numbered; one per 1000 crops).") {
+            $0.contactSheet = false
+        },
+        .flag(["--no-report"], "Do not write report.html (summary, failures, photos without a face, crops).") {
+            $0.report = false
+        },
         .flag(["-q", "--quiet"], "No progress bar and no summary line; errors are still printed.") { $0.quiet = true },
         .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
+        .value(["--config"], "FILE", "Read options from FILE ('name = value' lines or a JSON object, names without '--'); the command line overrides it.") {
+            $0.configs.append($1)
+        }.repeated(),
         .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
         .flag(["--version"], "Show the version.") { $0.showVersion = true },
+        .flag(["--man"], "Print the manual page (roff) on stdout.") { $0.showManual = true },
+        .value(["--completions"], "bash|zsh", "Print the shell completion script for bash or zsh on stdout.") {
+            $0.completions = try choice($1, "--completions")
+        },
     ]
+
+    /// Options that only make sense on the command line, not in a `--config` file.
+    static let commandLineOnly: Set<String> = ["--config", "--help", "--version", "--man", "--completions"]
 
     /// Parses the arguments after the program name.
     public static func parse(_ arguments: [String], requireOutput: Bool = true) throws(FaceCropError) -> Options {
         var options = Options()
         var given: [String] = []
+        try parseArguments(arguments, into: &options, given: &given)
+        // Config files first, then the command line again on top of them.
+        if !options.configs.isEmpty {
+            let configs = options.configs
+            options = Options()
+            for path in configs { try ConfigFile.apply(path, to: &options) }
+            try parseArguments(arguments, into: &options, given: &given)
+            options.configs = configs
+        }
+        if options.showHelp || options.showVersion || options.showManual || options.completions != nil { return options }
+        if options.inputs.isEmpty { throw .usage("no photos given") }
+        if requireOutput, options.output == nil { throw .usage("missing '--output <dir>'") }
+        try checkClipOptions(options, given: given)
+        return options
+    }
+
+    private static func parseArguments(_ arguments: [String], into options: inout Options, given: inout [String])
+        throws(FaceCropError)
+    {
         var index = 0
         var onlyPositional = false
         while index < arguments.count {
@@ -214,11 +264,6 @@ public enum OptionTable {
             }
             try apply(spec, &options, value)
         }
-        if options.showHelp || options.showVersion { return options }
-        if options.inputs.isEmpty { throw .usage("no photos given") }
-        if requireOutput, options.output == nil { throw .usage("missing '--output <dir>'") }
-        try checkClipOptions(options, given: given)
-        return options
     }
 
     /// Clip options only make sense together, and the clip's name must fit its codec.
@@ -246,7 +291,7 @@ public enum OptionTable {
         }
     }
 
-    private static func apply(_ spec: OptionSpec, _ options: inout Options, _ value: String) throws(FaceCropError) {
+    static func apply(_ spec: OptionSpec, _ options: inout Options, _ value: String) throws(FaceCropError) {
         do {
             try spec.apply(&options, value)
         } catch let error as FaceCropError {

@@ -90,3 +90,28 @@ public indirect enum JSON: Sendable, Equatable {
         out += "\""
     }
 }
+
+extension JSON {
+    /// The member named `key` of an object.
+    subscript(key: String) -> JSON? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.0 == key }?.1
+    }
+
+    var intValue: Int? {
+        switch self {
+        case .int(let value): value
+        case .double(let value) where value == value.rounded(): Int(value)
+        default: nil
+        }
+    }
+
+    /// A scalar as the text a person reads (strings unquoted).
+    var text: String {
+        switch self {
+        case .string(let value): value
+        case .bool(let value): value ? "yes" : "no"
+        default: serialized()
+        }
+    }
+}

@@ -20,10 +20,26 @@ struct FinishedRun: Sendable {
 /// dataset may hold 100,000 crops).
 enum Finishers {
     static func run(_ run: FinishedRun) async -> [String] {
+        // Blocking work (libvips, a subprocess): off the cooperative pool.
+        await withTaskExecutorPreference(BlockingExecutor()) { steps(run) }
+    }
+
+    private static func steps(_ run: FinishedRun) -> [String] {
         var failures: [String] = []
         if run.options.wantsClips, let ffmpeg = run.ffmpeg {
-            // Blocking work (libvips, a subprocess): off the cooperative pool.
-            failures += await withTaskExecutorPreference(BlockingExecutor()) { ClipStep.run(run, ffmpeg: ffmpeg) }
+            failures += ClipStep.run(run, ffmpeg: ffmpeg)
+        }
+        // A shard sees only part of the dataset; `facecrop merge` makes the
+        // sheets and the report of the whole.
+        if run.options.shard != nil { return failures }
+        var sheets: [String] = []
+        if run.options.contactSheet {
+            let made = ContactSheet.write(run)
+            sheets = made.names
+            failures += made.failures
+        }
+        if run.options.report, run.stop.requested == nil {
+            failures += Report.write(run, sheets: sheets)
         }
         return failures
     }
