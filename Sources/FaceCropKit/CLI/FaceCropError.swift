@@ -7,6 +7,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case inputMissing(String, reason: String)
     case outputUnusable(String, reason: String)
     case cascadeUnavailable(String, reason: String)
+    case modelUnavailable(String, reason: String)
     case libraryFailed(String)
     // Per-photo failures: the run goes on.
     case unreadable(String, reason: String)
@@ -24,6 +25,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .inputMissing(_, let reason): reason
         case .outputUnusable(_, let reason): reason
         case .cascadeUnavailable(_, let reason): reason
+        case .modelUnavailable(_, let reason): reason
         case .unreadable(_, let reason): "cannot read file: \(reason)"
         case .notAnImage(_, let reason): "not a readable image: \(reason)"
         case .decodeFailed(_, let reason): "could not decode: \(reason)"
@@ -43,6 +45,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot use output folder '\(path)': \(reason)"
         case .cascadeUnavailable(let path, let reason):
             return "cannot load cascade '\(path)': \(reason) (install opencv-data, or pass --cascade PATH)"
+        case .modelUnavailable(let path, let reason):
+            return "cannot load model '\(path)': \(reason) (--detector yunet needs --model FILE.onnx, a YuNet face detection model)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
             .tooLarge(let path, _), .detectionFailed(let path, _), .writeFailed(let path, _):
             return "'\(path)': \(reason)"
@@ -55,7 +59,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .usage: ExitStatus.usage
         case .inputMissing: ExitStatus.noInput
         case .outputUnusable: ExitStatus.cannotCreate
-        case .cascadeUnavailable: ExitStatus.unavailable
+        case .cascadeUnavailable, .modelUnavailable: ExitStatus.unavailable
         default: ExitStatus.failure
         }
     }
