@@ -273,12 +273,14 @@ extern "C" int CFaceDetect_Ensemble(CFaceDetect_Cascade *frontal, CFaceDetect_Ca
             }
         }
         if (profile) {
-            profile->classifier.detectMultiScale(work, rects, hits, params->scale_factor,
+            // The profile scans take a coarser pyramid: they only add candidates.
+            double coarse = params->scale_factor * 1.1;
+            profile->classifier.detectMultiScale(work, rects, hits, coarse,
                                                  params->profile_min_neighbors, 0, minSize, maxSize);
             for (size_t i = 0; i < rects.size(); i++) raws.push_back({rects[i], hits[i], true});
             cv::Mat mirrored;
             cv::flip(work, mirrored, 1);
-            profile->classifier.detectMultiScale(mirrored, rects, hits, params->scale_factor,
+            profile->classifier.detectMultiScale(mirrored, rects, hits, coarse,
                                                  params->profile_min_neighbors, 0, minSize, maxSize);
             for (size_t i = 0; i < rects.size(); i++) {
                 cv::Rect r = rects[i];
@@ -407,7 +409,7 @@ extern "C" int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_
         std::vector<cv::Rect> found;
         std::vector<double> weights;
         people->hog.detectMultiScale(image, found, weights, hit_threshold, cv::Size(8, 8),
-                                     cv::Size(0, 0), 1.05, 2.0, false);
+                                     cv::Size(0, 0), 1.1, 2.0, false);
         std::vector<CFaceDetect_Box> kept;
         for (size_t i = 0; i < found.size(); i++) {
             CFaceDetect_Box box{found[i].x, found[i].y, found[i].width, found[i].height,

@@ -109,7 +109,7 @@ public enum OptionTable {
         .value(["--model"], "FILE", "YuNet face detection model (.onnx) for --detector yunet.") {
             $0.model = $1
         },
-        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.5 for cascade, 0.8 for yunet); higher is surer.") {
+        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.4 for cascade, 0.8 for yunet); higher is surer.") {
             $0.minScore = try double($1, "--min-score", 0...1)
         },
         .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces.") {

@@ -51,7 +51,7 @@ struct DetectorConfig: Sendable {
 
     static func defaultMinScore(_ kind: DetectorKind) -> Double {
         switch kind {
-        case .cascade: 0.5
+        case .cascade: 0.4
         case .haar: 0
         case .yunet: 0.8
         }
@@ -203,7 +203,7 @@ final class Detector: @unchecked Sendable {
         // Small photos are searched enlarged, so that faces of 24-60 px are
         // well above the cascades' 20 px window.
         let long = max(gray.width, gray.height)
-        let upscale = long < 1024 ? min(2.0, 1024.0 / Double(long)) : 1.0
+        let upscale = long < 800 ? min(1.5, 800.0 / Double(long)) : 1.0
         let candidates = try runEnsemble(
             gray, frontal: primary, profile: profile, confirm: confirm, minSide: minSide, maxSide: 0, upscale: upscale,
             frontalNeighbors: 2, source: source)
@@ -220,10 +220,10 @@ final class Detector: @unchecked Sendable {
     /// the frontal cascades, raw windows, eyes, profile hits.
     static func score(_ c: CFaceDetect_Candidate) -> Double {
         let frontal = Double(min(Int(c.frontal_hits), 20)) / 20
-        let confirmed = Double(min(Int(c.confirm_hits), 10)) / 10
+        let confirmed = Double(min(Int(c.confirm_hits), 20)) / 20
         let profiled = Double(min(Int(c.profile_hits), 20)) / 20
         let eyes = Double(c.eyes) / 2
-        var s = 0.35 * frontal + 0.3 * confirmed + 0.2 * eyes + 0.25 * profiled
+        var s = 0.3 * frontal + 0.2 * confirmed + 0.25 * eyes + 0.25 * profiled
         if c.frontal_hits > 0 && c.confirm_hits > 0 { s += 0.15 }
         if c.frontal_hits > 0 && c.profile_hits > 0 { s += 0.1 }
         if ProcessInfo.processInfo.environment["FACECROP_DEBUG"] != nil {
@@ -276,7 +276,7 @@ final class People {
         var message: UnsafeMutablePointer<CChar>?
         let status = gray.pixels.withUnsafeBufferPointer {
             CFaceDetect_PeopleDetect(
-                handle, $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, 0.3, &boxes, &count, &message)
+                handle, $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, 0, &boxes, &count, &message)
         }
         guard status == 0 else {
             throw .detectionFailed(source, reason: takeCMessage(message, fallback: "people detection failed"))
