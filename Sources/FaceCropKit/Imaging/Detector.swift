@@ -226,10 +226,6 @@ final class Detector: @unchecked Sendable {
         var s = 0.3 * frontal + 0.2 * confirmed + 0.25 * eyes + 0.25 * profiled
         if c.frontal_hits > 0 && c.confirm_hits > 0 { s += 0.15 }
         if c.frontal_hits > 0 && c.profile_hits > 0 { s += 0.1 }
-        if ProcessInfo.processInfo.environment["FACECROP_DEBUG"] != nil {
-            FileHandle.standardError.write(
-                "cand \(c.x) \(c.y) \(c.width) f\(c.frontal_hits) c\(c.confirm_hits) p\(c.profile_hits) e\(c.eyes) s\(min(1, s))\n".data(using: .utf8)!)
-        }
         return (min(1, s) * 10_000).rounded() / 10_000
     }
 
