@@ -3,7 +3,7 @@ import PackageDescription
 
 // OpenCV's headers live in /usr/include/opencv4, which `.headerSearchPath` rejects
 // (it only takes paths inside the package); this root package passes it as an
-// unsafe flag instead and links only the three OpenCV libraries the shim uses.
+// unsafe flag instead and links only the OpenCV libraries the shim uses.
 let openCVInclude = "/usr/include/opencv4"
 
 let package = Package(
@@ -30,6 +30,7 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-I\(openCVInclude)", "-std=c++17"])],
             linkerSettings: [
                 .linkedLibrary("opencv_objdetect"),
+                .linkedLibrary("opencv_dnn"),
                 .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_core"),
                 .linkedLibrary("stdc++"),

@@ -12,10 +12,23 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <opencv2/dnn.hpp>
 #include <opencv2/objdetect.hpp>
+
+#include <algorithm>
+#include <cmath>
 
 struct CFaceDetect_Cascade {
     cv::CascadeClassifier classifier;
+};
+
+struct CFaceDetect_People {
+    cv::HOGDescriptor hog;
+};
+
+struct CFaceDetect_YuNet {
+    cv::dnn::Net net;
+    std::vector<cv::String> outputs;
 };
 
 namespace {
@@ -41,6 +54,63 @@ template <typename Body> int guarded(char **message, Body body) {
     } catch (...) {
         return report(CFaceDetect_OpenCVError, message, "unknown C++ exception");
     }
+}
+
+template <typename T> int handOut(const std::vector<T> &kept, T **out, size_t *count, char **message) {
+    if (kept.empty()) return CFaceDetect_OK;
+    auto *made = static_cast<T *>(std::malloc(kept.size() * sizeof(T)));
+    if (!made) return report(CFaceDetect_NoMemory, message, "out of memory");
+    std::memcpy(made, kept.data(), kept.size() * sizeof(T));
+    *out = made;
+    *count = kept.size();
+    return CFaceDetect_OK;
+}
+
+double overlap(const cv::Rect &a, const cv::Rect &b) {
+    double inter = (a & b).area();
+    double united = a.area() + b.area() - inter;
+    return united > 0 ? inter / united : 0;
+}
+
+struct Raw {
+    cv::Rect box;
+    int hits;
+    bool profile;
+};
+
+// Finds eyes in the upper part of `face` (in `image`), searched at a working
+// size where an eye is well above the eye cascade's 20 px window. Returns
+// the eye centres in image pixels, at most one per half of the face.
+std::vector<cv::Point2d> findEyes(cv::CascadeClassifier &eyes, const cv::Mat &image, const cv::Rect &face) {
+    cv::Rect band(face.x, face.y + face.height * 15 / 100, face.width, face.height * 45 / 100);
+    band &= cv::Rect(0, 0, image.cols, image.rows);
+    std::vector<cv::Point2d> found;
+    if (band.width < 8 || band.height < 4) return found;
+    double scale = face.width < 160 ? 160.0 / face.width : 1.0;
+    cv::Mat region;
+    if (scale > 1.0) {
+        cv::resize(image(band), region, cv::Size(), scale, scale, cv::INTER_LINEAR);
+    } else {
+        region = image(band);
+    }
+    int side = static_cast<int>(face.width * scale);
+    std::vector<cv::Rect> rects;
+    std::vector<int> hits;
+    eyes.detectMultiScale(region, rects, hits, 1.1, 3, 0, cv::Size(side / 10, side / 10),
+                          cv::Size(side * 2 / 5, side * 2 / 5));
+    // Best eye in each half of the face.
+    int best[2] = {-1, -1};
+    for (size_t i = 0; i < rects.size(); i++) {
+        double cx = rects[i].x + rects[i].width / 2.0;
+        int half = cx < region.cols / 2.0 ? 0 : 1;
+        if (best[half] < 0 || hits[i] > hits[best[half]]) best[half] = static_cast<int>(i);
+    }
+    for (int half = 0; half < 2; half++) {
+        if (best[half] < 0) continue;
+        const cv::Rect &r = rects[best[half]];
+        found.emplace_back(band.x + (r.x + r.width / 2.0) / scale, band.y + (r.y + r.height / 2.0) / scale);
+    }
+    return found;
 }
 
 } // namespace
@@ -142,6 +212,325 @@ extern "C" int CFaceDetect_CascadeDetect(CFaceDetect_Cascade *cascade, const uin
 
 extern "C" void CFaceDetect_CascadeClose(CFaceDetect_Cascade *cascade) {
     delete cascade;
+}
+
+extern "C" int CFaceDetect_Ensemble(CFaceDetect_Cascade *frontal, CFaceDetect_Cascade *profile,
+                                    CFaceDetect_Cascade *confirm, CFaceDetect_Cascade *eye,
+                                    CFaceDetect_Cascade *eyeglasses, const uint8_t *gray,
+                                    int width, int height, size_t stride,
+                                    const CFaceDetect_EnsembleParams *params,
+                                    CFaceDetect_Candidate **candidates, size_t *count,
+                                    char **message) {
+    return guarded(message, [&]() -> int {
+        if (!frontal || !gray || !params || !candidates || !count || width < 1 || height < 1 ||
+            stride < static_cast<size_t>(width) || params->scale_factor <= 1.0 ||
+            params->upscale < 1.0) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to ensemble");
+        }
+        *candidates = nullptr;
+        *count = 0;
+        cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), stride);
+        cv::Mat work;
+        double up = params->upscale;
+        if (up > 1.0) {
+            cv::resize(image, work, cv::Size(), up, up, cv::INTER_LINEAR);
+        } else {
+            work = image.clone();
+        }
+        cv::equalizeHist(work, work);
+        int minSide = static_cast<int>(params->min_side * up);
+        cv::Size minSize(minSide, minSide);
+        cv::Size maxSize = params->max_side > 0
+                               ? cv::Size(static_cast<int>(params->max_side * up),
+                                          static_cast<int>(params->max_side * up))
+                               : cv::Size();
+        std::vector<Raw> raws;
+        std::vector<cv::Rect> rects;
+        std::vector<int> hits;
+        frontal->classifier.detectMultiScale(work, rects, hits, params->scale_factor,
+                                             params->frontal_min_neighbors, 0, minSize, maxSize);
+        for (size_t i = 0; i < rects.size(); i++) raws.push_back({rects[i], hits[i], false});
+        if (params->rotation > 0) {
+            cv::Point2f centre(work.cols / 2.0f, work.rows / 2.0f);
+            for (double angle : {-params->rotation, params->rotation}) {
+                cv::Mat turn = cv::getRotationMatrix2D(centre, angle, 1.0);
+                cv::Mat turned;
+                cv::warpAffine(work, turned, turn, work.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+                cv::Mat back;
+                cv::invertAffineTransform(turn, back);
+                frontal->classifier.detectMultiScale(turned, rects, hits, params->scale_factor,
+                                                     params->frontal_min_neighbors, 0, minSize, maxSize);
+                for (size_t i = 0; i < rects.size(); i++) {
+                    double cx = rects[i].x + rects[i].width / 2.0;
+                    double cy = rects[i].y + rects[i].height / 2.0;
+                    double ox = back.at<double>(0, 0) * cx + back.at<double>(0, 1) * cy + back.at<double>(0, 2);
+                    double oy = back.at<double>(1, 0) * cx + back.at<double>(1, 1) * cy + back.at<double>(1, 2);
+                    cv::Rect moved(static_cast<int>(ox - rects[i].width / 2.0),
+                                   static_cast<int>(oy - rects[i].height / 2.0), rects[i].width,
+                                   rects[i].height);
+                    raws.push_back({moved, hits[i], false});
+                }
+            }
+        }
+        if (profile) {
+            // The profile scans take a coarser pyramid: they only add candidates.
+            double coarse = params->scale_factor * 1.1;
+            profile->classifier.detectMultiScale(work, rects, hits, coarse,
+                                                 params->profile_min_neighbors, 0, minSize, maxSize);
+            for (size_t i = 0; i < rects.size(); i++) raws.push_back({rects[i], hits[i], true});
+            cv::Mat mirrored;
+            cv::flip(work, mirrored, 1);
+            profile->classifier.detectMultiScale(mirrored, rects, hits, coarse,
+                                                 params->profile_min_neighbors, 0, minSize, maxSize);
+            for (size_t i = 0; i < rects.size(); i++) {
+                cv::Rect r = rects[i];
+                r.x = work.cols - r.x - r.width;
+                raws.push_back({r, hits[i], true});
+            }
+        }
+        // Merge: frontal boxes first, then by raw windows, each joins the
+        // first kept box it overlaps by more than a third.
+        std::stable_sort(raws.begin(), raws.end(), [](const Raw &a, const Raw &b) {
+            if (a.profile != b.profile) return !a.profile;
+            return a.hits > b.hits;
+        });
+        std::vector<CFaceDetect_Candidate> kept;
+        std::vector<cv::Rect> boxes;
+        for (const Raw &raw : raws) {
+            size_t joined = boxes.size();
+            for (size_t k = 0; k < boxes.size(); k++) {
+                if (overlap(boxes[k], raw.box) > 0.33) {
+                    joined = k;
+                    break;
+                }
+            }
+            if (joined == boxes.size()) {
+                boxes.push_back(raw.box);
+                CFaceDetect_Candidate made{};
+                kept.push_back(made);
+            }
+            CFaceDetect_Candidate &c = kept[joined];
+            if (raw.profile) {
+                c.profile_hits = std::max(c.profile_hits, raw.hits);
+            } else {
+                c.frontal_hits = std::max(c.frontal_hits, raw.hits);
+            }
+        }
+        cv::Rect whole(0, 0, work.cols, work.rows);
+        for (size_t k = 0; k < kept.size(); k++) {
+            CFaceDetect_Candidate &c = kept[k];
+            const cv::Rect &box = boxes[k];
+            if (confirm) {
+                int grow = box.width / 4;
+                cv::Rect around(box.x - grow, box.y - grow, box.width + 2 * grow, box.height + 2 * grow);
+                around &= whole;
+                cv::Mat region = work(around);
+                double scale = box.width < 48 ? 48.0 / box.width : 1.0;
+                cv::Mat searched;
+                if (scale > 1.0) {
+                    cv::resize(region, searched, cv::Size(), scale, scale, cv::INTER_LINEAR);
+                } else {
+                    searched = region;
+                }
+                int side = static_cast<int>(box.width * scale);
+                confirm->classifier.detectMultiScale(searched, rects, hits, 1.05, 1, 0,
+                                                     cv::Size(side * 7 / 10, side * 7 / 10),
+                                                     cv::Size(side * 14 / 10, side * 14 / 10));
+                for (size_t i = 0; i < rects.size(); i++) {
+                    cv::Rect r(static_cast<int>(rects[i].x / scale) + around.x,
+                               static_cast<int>(rects[i].y / scale) + around.y,
+                               static_cast<int>(rects[i].width / scale),
+                               static_cast<int>(rects[i].height / scale));
+                    if (overlap(r, box) > 0.4) c.confirm_hits = std::max(c.confirm_hits, hits[i]);
+                }
+            }
+            std::vector<cv::Point2d> eyes;
+            if (eye) eyes = findEyes(eye->classifier, work, box);
+            if (eyes.size() < 2 && eyeglasses) {
+                std::vector<cv::Point2d> more = findEyes(eyeglasses->classifier, work, box);
+                if (more.size() > eyes.size()) eyes = more;
+            }
+            c.eyes = static_cast<int>(eyes.size());
+            if (eyes.size() == 2) {
+                c.eye1_x = eyes[0].x / up;
+                c.eye1_y = eyes[0].y / up;
+                c.eye2_x = eyes[1].x / up;
+                c.eye2_y = eyes[1].y / up;
+            }
+            c.x = static_cast<int>(std::lround(box.x / up));
+            c.y = static_cast<int>(std::lround(box.y / up));
+            c.width = static_cast<int>(std::lround(box.width / up));
+            c.height = static_cast<int>(std::lround(box.height / up));
+        }
+        return handOut(kept, candidates, count, message);
+    });
+}
+
+extern "C" double CFaceDetect_Sharpness(const uint8_t *gray, int width, int height, size_t stride,
+                                        int x, int y, int box_width, int box_height) {
+    try {
+        if (!gray || width < 1 || height < 1) return -1;
+        cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), stride);
+        cv::Rect box = cv::Rect(x, y, box_width, box_height) & cv::Rect(0, 0, width, height);
+        if (box.width < 2 || box.height < 2) return -1;
+        cv::Mat resized, laplacian;
+        cv::resize(image(box), resized, cv::Size(96, 96), 0, 0, cv::INTER_AREA);
+        cv::Laplacian(resized, laplacian, CV_64F);
+        cv::Scalar mean, deviation;
+        cv::meanStdDev(laplacian, mean, deviation);
+        return deviation[0] * deviation[0];
+    } catch (...) {
+        return -1;
+    }
+}
+
+extern "C" int CFaceDetect_PeopleNew(CFaceDetect_People **people, char **message) {
+    return guarded(message, [&]() -> int {
+        if (!people) return report(CFaceDetect_BadArgument, message, "no handle");
+        auto *made = new CFaceDetect_People();
+        made->hog.setSVMDetector(cv::HOGDescriptor::getDefaultPeopleDetector());
+        *people = made;
+        return CFaceDetect_OK;
+    });
+}
+
+extern "C" int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_t *gray, int width,
+                                        int height, size_t stride, double hit_threshold,
+                                        CFaceDetect_Box **boxes, size_t *count, char **message) {
+    return guarded(message, [&]() -> int {
+        if (!people || !gray || !boxes || !count || width < 1 || height < 1 ||
+            stride < static_cast<size_t>(width)) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to people detect");
+        }
+        *boxes = nullptr;
+        *count = 0;
+        if (width < 64 || height < 128) return CFaceDetect_OK;
+        cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), stride);
+        std::vector<cv::Rect> found;
+        std::vector<double> weights;
+        people->hog.detectMultiScale(image, found, weights, hit_threshold, cv::Size(8, 8),
+                                     cv::Size(0, 0), 1.1, 2.0, false);
+        std::vector<CFaceDetect_Box> kept;
+        for (size_t i = 0; i < found.size(); i++) {
+            CFaceDetect_Box box{found[i].x, found[i].y, found[i].width, found[i].height,
+                                i < weights.size() ? weights[i] : 0.0};
+            kept.push_back(box);
+        }
+        return handOut(kept, boxes, count, message);
+    });
+}
+
+extern "C" void CFaceDetect_PeopleClose(CFaceDetect_People *people) {
+    delete people;
+}
+
+extern "C" int CFaceDetect_YuNetNew(const char *path, CFaceDetect_YuNet **net, char **message) {
+    return guarded(message, [&]() -> int {
+        if (!path || !net) return report(CFaceDetect_BadArgument, message, "no path");
+        *net = nullptr;
+        struct stat info;
+        if (stat(path, &info) != 0 || !S_ISREG(info.st_mode)) {
+            return report(CFaceDetect_LoadFailed, message, std::string("model file not found: ") + path);
+        }
+        auto *made = new CFaceDetect_YuNet();
+        try {
+            made->net = cv::dnn::readNetFromONNX(path);
+        } catch (const cv::Exception &e) {
+            delete made;
+            return report(CFaceDetect_LoadFailed, message,
+                          std::string("not an ONNX model OpenCV can load: ") + path);
+        }
+        made->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+        made->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        made->outputs = {"cls_8", "cls_16", "cls_32", "obj_8", "obj_16", "obj_32",
+                         "bbox_8", "bbox_16", "bbox_32", "kps_8", "kps_16", "kps_32"};
+        std::vector<cv::String> names = made->net.getUnconnectedOutLayersNames();
+        for (const auto &wanted : made->outputs) {
+            if (std::find(names.begin(), names.end(), wanted) == names.end()) {
+                delete made;
+                return report(CFaceDetect_LoadFailed, message,
+                              std::string("not a YuNet model (no output '") + wanted + "'): " + path);
+            }
+        }
+        *net = made;
+        return CFaceDetect_OK;
+    });
+}
+
+extern "C" int CFaceDetect_YuNetDetect(CFaceDetect_YuNet *net, const uint8_t *rgb, int width,
+                                       int height, size_t stride, float score_threshold,
+                                       float nms_threshold, CFaceDetect_YuNetFace **faces,
+                                       size_t *count, char **message) {
+    return guarded(message, [&]() -> int {
+        if (!net || !rgb || !faces || !count || width < 1 || height < 1 ||
+            stride < static_cast<size_t>(width) * 3) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to YuNet detect");
+        }
+        *faces = nullptr;
+        *count = 0;
+        cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t *>(rgb), stride);
+        int paddedWidth = (width + 31) / 32 * 32;
+        int paddedHeight = (height + 31) / 32 * 32;
+        cv::Mat padded;
+        cv::copyMakeBorder(image, padded, 0, paddedHeight - height, 0, paddedWidth - width,
+                           cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+        // The network was trained on BGR: swap the channels.
+        cv::Mat blob = cv::dnn::blobFromImage(padded, 1.0, cv::Size(), cv::Scalar(), true, false);
+        net->net.setInput(blob);
+        std::vector<cv::Mat> out;
+        net->net.forward(out, net->outputs);
+        std::vector<cv::Rect2d> boxes;
+        std::vector<float> scores;
+        std::vector<CFaceDetect_YuNetFace> all;
+        const int strides[3] = {8, 16, 32};
+        for (int level = 0; level < 3; level++) {
+            int step = strides[level];
+            int cols = paddedWidth / step;
+            int rows = paddedHeight / step;
+            const float *cls = out[level].ptr<float>();
+            const float *obj = out[level + 3].ptr<float>();
+            const float *bbox = out[level + 6].ptr<float>();
+            const float *kps = out[level + 9].ptr<float>();
+            size_t cells = static_cast<size_t>(rows) * cols;
+            if (out[level].total() < cells || out[level + 3].total() < cells ||
+                out[level + 6].total() < cells * 4 || out[level + 9].total() < cells * 10) {
+                return report(CFaceDetect_OpenCVError, message, "unexpected YuNet output shape");
+            }
+            for (int r = 0; r < rows; r++) {
+                for (int c = 0; c < cols; c++) {
+                    size_t i = static_cast<size_t>(r) * cols + c;
+                    float score = std::sqrt(std::clamp(cls[i], 0.f, 1.f) * std::clamp(obj[i], 0.f, 1.f));
+                    if (score < score_threshold) continue;
+                    float cx = (c + bbox[i * 4]) * step;
+                    float cy = (r + bbox[i * 4 + 1]) * step;
+                    float w = std::exp(bbox[i * 4 + 2]) * step;
+                    float h = std::exp(bbox[i * 4 + 3]) * step;
+                    CFaceDetect_YuNetFace face{};
+                    face.x = cx - w / 2;
+                    face.y = cy - h / 2;
+                    face.width = w;
+                    face.height = h;
+                    face.score = score;
+                    for (int n = 0; n < 5; n++) {
+                        face.landmarks[2 * n] = (kps[i * 10 + 2 * n] + c) * step;
+                        face.landmarks[2 * n + 1] = (kps[i * 10 + 2 * n + 1] + r) * step;
+                    }
+                    all.push_back(face);
+                    boxes.emplace_back(face.x, face.y, w, h);
+                    scores.push_back(score);
+                }
+            }
+        }
+        std::vector<int> keep;
+        cv::dnn::NMSBoxes(boxes, scores, score_threshold, nms_threshold, keep);
+        std::vector<CFaceDetect_YuNetFace> kept;
+        for (int i : keep) kept.push_back(all[i]);
+        return handOut(kept, faces, count, message);
+    });
+}
+
+extern "C" void CFaceDetect_YuNetClose(CFaceDetect_YuNet *net) {
+    delete net;
 }
 
 extern "C" void CFaceDetect_Free(void *pointer) {

@@ -1,5 +1,6 @@
 // CVipsShim: see include/CVipsShim.h. Every libvips call facecrop makes goes
 // through here, so the Swift side never sees a GObject or a variadic call.
+#include <math.h>
 #include "CVipsShim.h"
 
 #include <malloc.h>
@@ -247,6 +248,33 @@ int CVipsShim_ImageGray(CVipsShim_Image *handle, uint8_t **pixels, int *width, i
     return CVipsShim_OK;
 }
 
+int CVipsShim_ImageRGB(CVipsShim_Image *handle, uint8_t **pixels, int *width, int *height,
+                        char **message) {
+    if (!handle || !handle->image || !pixels || !width || !height) {
+        return fail(CVipsShim_BadArgument, message, "bad arguments to ImageRGB");
+    }
+    *pixels = NULL;
+    g_object_ref(handle->image);
+    VipsImage *rgb = to_8bit(handle->image, VIPS_INTERPRETATION_sRGB, 3);
+    if (!rgb) {
+        return fail(CVipsShim_DecodeFailed, message, "could not convert to sRGB");
+    }
+    size_t size = 0;
+    void *memory = vips_image_write_to_memory(rgb, &size);
+    *width = vips_image_get_width(rgb);
+    *height = vips_image_get_height(rgb);
+    unref(rgb);
+    if (!memory) {
+        return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+    }
+    if (size != (size_t)(*width) * (size_t)(*height) * 3) {
+        g_free(memory);
+        return fail(CVipsShim_DecodeFailed, message, "unexpected RGB layout");
+    }
+    *pixels = memory;
+    return CVipsShim_OK;
+}
+
 int CVipsShim_CropEncode(CVipsShim_Image *handle, const CVipsShim_CropSpec *spec,
                          void **bytes, size_t *length, char **message) {
     if (!handle || !handle->image || !spec || !bytes || !length || spec->side < 1 ||
@@ -263,6 +291,15 @@ int CVipsShim_CropEncode(CVipsShim_Image *handle, const CVipsShim_CropSpec *spec
     int left = spec->left;
     int top = spec->top;
     int side = spec->side;
+    int final_side = spec->side;
+    int turning = spec->angle != 0.0;
+    if (turning) {
+        // Cut a region large enough that the turned square has no empty corners.
+        int big = (int)ceil(side * 1.4143) + 2;
+        left += side / 2 - big / 2;
+        top += side / 2 - big / 2;
+        side = big;
+    }
 
     // A region reaching outside the image: put the image on a larger canvas
     // first, its margin filled from the edge pixels or black.
@@ -281,6 +318,19 @@ int CVipsShim_CropEncode(CVipsShim_Image *handle, const CVipsShim_CropSpec *spec
     if (vips_extract_area(t, &next, left, top, side, side, NULL) != 0) goto failed;
     unref(t);
     t = next;
+    if (turning) {
+        // vips_rotate turns clockwise for positive angles.
+        if (vips_rotate(t, &next, -spec->angle, NULL) != 0) goto failed;
+        unref(t);
+        t = next;
+        int rw = vips_image_get_width(t);
+        int rh = vips_image_get_height(t);
+        if (vips_extract_area(t, &next, (rw - final_side) / 2, (rh - final_side) / 2, final_side,
+                              final_side, NULL) != 0) goto failed;
+        unref(t);
+        t = next;
+        side = final_side;
+    }
 
     if (side != spec->output_side) {
         double scale = (double)spec->output_side / (double)side;

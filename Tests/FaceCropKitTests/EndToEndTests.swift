@@ -113,7 +113,7 @@ struct EndToEndTests {
         }
         #expect(result.stderr.contains("7 failed"))
         let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
-        #expect((stats["counts"] as! [String: Int]) == ["ok": 4, "no_face": 0, "error": 7])
+        #expect((stats["counts"] as! [String: Int]) == ["ok": 4, "no_face": 0, "no_person": 0, "error": 7])
         #expect(stats["faces"] as? Int == 5)
     }
 

@@ -12,8 +12,8 @@ struct ManifestTests {
             ], width: 4032, height: 3024, sha256: "ab")
         let lines = ManifestWriter.lines(for: outcome, labels: [""])
         #expect(lines == [
-            #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 0, "bbox": [10,20,30,40], "score": 5.25, "crop": "trip/IMG_1.heic.face0.jpg", "padded": false, "width": 4032, "height": 3024, "sha256": "ab"}"#,
-            #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 1, "bbox": [1,2,3,4], "score": 2, "crop": "trip/IMG_1.heic.face1.jpg", "padded": true, "width": 4032, "height": 3024, "sha256": "ab"}"#,
+            #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 0, "bbox": [10,20,30,40], "score": 5.25, "crop": "trip/IMG_1.heic.face0.jpg", "padded": false, "target": "face", "aligned": false, "angle": 0, "sharpness": 0, "width": 4032, "height": 3024, "sha256": "ab"}"#,
+            #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 1, "bbox": [1,2,3,4], "score": 2, "crop": "trip/IMG_1.heic.face1.jpg", "padded": true, "target": "face", "aligned": false, "angle": 0, "sharpness": 0, "width": 4032, "height": 3024, "sha256": "ab"}"#,
         ])
     }
 
@@ -21,6 +21,10 @@ struct ManifestTests {
         let none = PhotoOutcome(input: 1, source: "b.png", status: .noFace, width: 10, height: 20, sha256: "cd")
         #expect(ManifestWriter.lines(for: none, labels: ["a", "b"]) == [
             #"{"source": "b.png", "status": "no_face", "input": "b", "width": 10, "height": 20, "sha256": "cd"}"#
+        ])
+        let nobody = PhotoOutcome(input: 0, source: "tree.jpg", status: .noPerson, width: 10, height: 20, sha256: "ef")
+        #expect(ManifestWriter.lines(for: nobody, labels: [""]) == [
+            #"{"source": "tree.jpg", "status": "no_person", "width": 10, "height": 20, "sha256": "ef"}"#
         ])
         let failed = PhotoOutcome(
             input: 0, source: "x.jpg", status: .error, error: .notAnImage("x.jpg", reason: "empty file (0 bytes)"))

@@ -67,6 +67,96 @@ int CFaceDetect_CascadeDetect(CFaceDetect_Cascade *cascade, const uint8_t *gray,
 
 void CFaceDetect_CascadeClose(CFaceDetect_Cascade *cascade);
 
+/// A face candidate from the cascade ensemble, with the evidence for it, in
+/// pixels of the image given to CFaceDetect_Ensemble.
+typedef struct {
+    int x;
+    int y;
+    int width;
+    int height;
+    /// Raw windows of the frontal cascade grouped into this box (0: not found by it).
+    int frontal_hits;
+    /// Raw windows of the confirming frontal cascade inside the box (0: none).
+    int confirm_hits;
+    /// Raw windows of the profile cascade (either side) grouped into this box.
+    int profile_hits;
+    /// Eyes found in the upper part of the box (0, 1 or 2).
+    int eyes;
+    /// Centres of the two eyes (image pixels) when `eyes` is 2: left in the image first.
+    double eye1_x, eye1_y, eye2_x, eye2_y;
+} CFaceDetect_Candidate;
+
+typedef struct {
+    /// Pyramid step of the full-image scans, > 1.
+    double scale_factor;
+    /// Smallest and largest face side searched, in pixels of the given image.
+    int min_side;
+    int max_side;
+    /// Enlarge the image by this factor (>= 1) before searching (small photos).
+    double upscale;
+    /// Raw windows the frontal scan needs to keep a candidate.
+    int frontal_min_neighbors;
+    /// Raw windows the profile scan needs to keep a candidate.
+    int profile_min_neighbors;
+    /// Also search turned by +/- this many degrees (0: upright only).
+    double rotation;
+} CFaceDetect_EnsembleParams;
+
+/// Finds face candidates with several cascades and gathers evidence for each:
+/// `frontal` scans the whole image; `profile` (may be NULL) scans it and its
+/// mirror image; `confirm` (may be NULL) is run inside each candidate; `eye`
+/// and `eyeglasses` (may be NULL) look for eyes in the candidate's upper part.
+/// The image is equalised first. Candidates overlapping by more than a third
+/// are merged. Free `*candidates` with CFaceDetect_Free.
+int CFaceDetect_Ensemble(CFaceDetect_Cascade *frontal, CFaceDetect_Cascade *profile,
+                         CFaceDetect_Cascade *confirm, CFaceDetect_Cascade *eye,
+                         CFaceDetect_Cascade *eyeglasses, const uint8_t *gray, int width,
+                         int height, size_t stride, const CFaceDetect_EnsembleParams *params,
+                         CFaceDetect_Candidate **candidates, size_t *count, char **message);
+
+/// Variance of the Laplacian of a box of 8-bit grayscale pixels, resampled to
+/// 96 x 96 first so that faces of any size compare: higher is sharper.
+/// Returns -1 when the box is empty or outside the image.
+double CFaceDetect_Sharpness(const uint8_t *gray, int width, int height, size_t stride, int x,
+                             int y, int box_width, int box_height);
+
+/// OpenCV's HOG people detector (getDefaultPeopleDetector, 64 x 128 window).
+typedef struct CFaceDetect_People CFaceDetect_People;
+
+int CFaceDetect_PeopleNew(CFaceDetect_People **people, char **message);
+
+/// Finds standing people in 8-bit grayscale pixels. `hit_threshold` is the SVM
+/// margin (0 is OpenCV's default; higher is surer). Boxes' `score` is the margin.
+int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_t *gray, int width,
+                             int height, size_t stride, double hit_threshold,
+                             CFaceDetect_Box **boxes, size_t *count, char **message);
+
+void CFaceDetect_PeopleClose(CFaceDetect_People *people);
+
+/// A YuNet face detection network (ONNX) run through cv::dnn.
+typedef struct CFaceDetect_YuNet CFaceDetect_YuNet;
+
+typedef struct {
+    float x;
+    float y;
+    float width;
+    float height;
+    float score;
+    /// Right eye, left eye (of the person), nose tip, mouth corners: x, y pairs.
+    float landmarks[10];
+} CFaceDetect_YuNetFace;
+
+int CFaceDetect_YuNetNew(const char *path, CFaceDetect_YuNet **net, char **message);
+
+/// Runs the network on 8-bit RGB pixels (3 bytes a pixel, `stride` bytes a
+/// row); the input is padded to a multiple of 32. Keeps faces scoring at least
+/// `score_threshold` after non-maximum suppression at `nms_threshold` IoU.
+int CFaceDetect_YuNetDetect(CFaceDetect_YuNet *net, const uint8_t *rgb, int width, int height,
+                            size_t stride, float score_threshold, float nms_threshold,
+                            CFaceDetect_YuNetFace **faces, size_t *count, char **message);
+
+void CFaceDetect_YuNetClose(CFaceDetect_YuNet *net);
+
 /// Frees boxes and messages the shim handed out.
 void CFaceDetect_Free(void *pointer);
 

@@ -81,6 +81,11 @@ void CVipsShim_ImageSize(const CVipsShim_Image *image, int *width, int *height);
 int CVipsShim_ImageGray(CVipsShim_Image *image, uint8_t **pixels, int *width, int *height,
                         char **message);
 
+/// 8-bit sRGB pixels (3 bytes a pixel: R, G, B), alpha flattened onto black,
+/// rows packed (stride == 3 * width). Free `*pixels` with CVipsShim_Free.
+int CVipsShim_ImageRGB(CVipsShim_Image *image, uint8_t **pixels, int *width, int *height,
+                       char **message);
+
 typedef enum {
     CVipsShim_PadEdge = 0,
     CVipsShim_PadBlack = 1,
@@ -104,6 +109,9 @@ typedef struct {
     CVipsShim_Format format;
     /// 1...100 for JPEG and WebP; ignored for PNG.
     int quality;
+    /// Degrees to turn the region anticlockwise about its centre before
+    /// cutting (0: none); the corners are filled like `pad`.
+    double angle;
 } CVipsShim_CropSpec;
 
 /// Cuts, resizes and encodes one crop as 8-bit sRGB (alpha flattened onto

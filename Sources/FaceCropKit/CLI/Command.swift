@@ -62,13 +62,25 @@ public enum FaceCropCommand {
         CVipsShim_TuneMalloc(1 << 20, 2)
     }
 
-    static func resolveCascade(_ given: String?) -> String {
+    static func resolveCascade(_ given: String?, name: String = defaultCascade) -> String {
         if let given { return given }
         for folder in cascadeFolders {
-            let path = folder + "/" + defaultCascade
+            let path = folder + "/" + name
             if access(path, R_OK) == 0 { return path }
         }
-        return cascadeFolders[0] + "/" + defaultCascade
+        return cascadeFolders[0] + "/" + name
+    }
+
+    /// The detector every worker gets, from the options.
+    static func detectorConfig(_ options: Options) -> DetectorConfig {
+        let main = resolveCascade(
+            options.target == .face ? options.cascade : nil, name: DetectorConfig.cascadeName(for: options.target))
+        let folder = (resolveCascade(nil) as NSString).deletingLastPathComponent
+        return DetectorConfig(
+            kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
+            modelPath: options.model, minNeighbors: options.minNeighbors,
+            minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
+            needsPeople: options.personOnly, needsEyes: options.align)
     }
 
     /// `facecrop floor PHOTOS...`: what it costs only to decode each photo at
@@ -78,16 +90,16 @@ public enum FaceCropCommand {
         let started = ContinuousClock.now
         try Vips.start()
         Cascade.setLibraryThreads(1)
-        let cascadePath = resolveCascade(options.cascade)
-        var cascades: [Cascade] = []
-        for _ in 0..<options.effectiveJobs { cascades.append(try Cascade(path: cascadePath)) }
+        let config = detectorConfig(options)
+        var detectors: [Detector] = []
+        for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config)) }
         let found = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil)
             .find(options.inputs)
         var processor = PhotoProcessor(settings: CropSettings(options), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
         processor.detectOnly = true
         var counts = RunCounts()
         let items = found.photos.map { WorkItem.photo($0, previous: nil) }
-        _ = await Pipeline(processor: processor, cascades: cascades, stop: stop).run(items) { record, _ in
+        _ = await Pipeline(processor: processor, detectors: detectors, stop: stop).run(items) { record, _ in
             counts.add(record)
             return true
         }
@@ -119,10 +131,10 @@ public enum FaceCropCommand {
         let jobs = options.effectiveJobs
         try Vips.start()
         Cascade.setLibraryThreads(1)
-        let cascadePath = resolveCascade(options.cascade)
-        var cascades: [Cascade] = [try Cascade(path: cascadePath)]
+        let config = detectorConfig(options)
+        var detectors: [Detector] = [try Detector(config)]
         let settings = CropSettings(options)
-        let describedSettings = Stats.settingsJSON(settings, cascadePath: cascadePath)
+        let describedSettings = Stats.settingsJSON(settings, cascadePath: config.cascadePath, modelPath: config.modelPath)
         let settingsHash = Stats.hash(describedSettings)
 
         if !readOnly {
@@ -153,7 +165,7 @@ public enum FaceCropCommand {
             return report(plan, options: options, output: output, store: store, loaded: loaded, settingsHash: settingsHash)
         }
 
-        while cascades.count < jobs { cascades.append(try Cascade(path: cascadePath)) }
+        while detectors.count < jobs { detectors.append(try Detector(config)) }
         let journal: Journal
         do throws(WriteFailure) {
             try store.prepare()
@@ -171,7 +183,7 @@ public enum FaceCropCommand {
         var processor = PhotoProcessor(settings: settings, outputRoot: output, temporaries: temporaries)
         processor.labels = found.labels
         processor.journal = journal
-        let pipeline = Pipeline(processor: processor, cascades: cascades, stop: stop)
+        let pipeline = Pipeline(processor: processor, detectors: detectors, stop: stop)
         let progress = Progress(total: plan.items.count, showBar: !options.quiet && Terminal.stderrIsTerminal)
         var counts = RunCounts()
         var records: [PhotoRecord] = []

@@ -8,6 +8,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case outputUnusable(String, reason: String)
     case cascadeUnavailable(String, reason: String)
     case ffmpegUnavailable(String, reason: String)
+    case modelUnavailable(String, reason: String)
     case libraryFailed(String)
     // Per-photo failures: the run goes on.
     case unreadable(String, reason: String)
@@ -28,6 +29,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .outputUnusable(_, let reason): reason
         case .cascadeUnavailable(_, let reason): reason
         case .ffmpegUnavailable(_, let reason): reason
+        case .modelUnavailable(_, let reason): reason
         case .unreadable(_, let reason): "cannot read file: \(reason)"
         case .notAnImage(_, let reason): "not a readable image: \(reason)"
         case .decodeFailed(_, let reason): "could not decode: \(reason)"
@@ -50,6 +52,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot load cascade '\(path)': \(reason) (install opencv-data, or pass --cascade PATH)"
         case .ffmpegUnavailable(let path, let reason):
             return "cannot use ffmpeg '\(path)' for clips: \(reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
+        case .modelUnavailable(let path, let reason):
+            return "cannot load model '\(path)': \(reason) (--detector yunet needs --model FILE.onnx, a YuNet face detection model)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
             .tooLarge(let path, _), .detectionFailed(let path, _), .writeFailed(let path, _), .outputFull(let path, _):
             return "'\(path)': \(reason)"
@@ -62,7 +66,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .usage: ExitStatus.usage
         case .inputMissing: ExitStatus.noInput
         case .outputUnusable: ExitStatus.cannotCreate
-        case .cascadeUnavailable, .ffmpegUnavailable: ExitStatus.unavailable
+        case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable: ExitStatus.unavailable
         default: ExitStatus.failure
         }
     }

@@ -21,6 +21,14 @@ public struct Options: Sendable, Equatable {
     public var format = OutputFormat.jpg
     public var quality = 90
     public var cascade: String?
+    public var detector = DetectorKind.cascade
+    public var model: String?
+    /// `nil`: the detector's own default (`DetectorConfig.defaultMinScore`).
+    public var minScore: Double?
+    public var target = Target.face
+    public var personOnly = false
+    public var align = false
+    public var minSharpness = 0.0
     public var jobs: Int?
     public var detectSize = 1024
     public var minNeighbors = 4
@@ -128,6 +136,23 @@ public enum OptionTable {
         },
         .value(["--cascade"], "PATH", "OpenCV cascade XML (default: Debian's haarcascade_frontalface_alt2.xml).") {
             $0.cascade = $1
+        },
+        .value(["--detector"], "cascade|haar|yunet", "Face detector: several Debian cascades with eye and cross-checks (default), one cascade alone (--cascade), or a YuNet ONNX model (--model).") {
+            $0.detector = try choice($1, "--detector")
+        },
+        .value(["--model"], "FILE", "YuNet face detection model (.onnx) for --detector yunet.") {
+            $0.model = $1
+        },
+        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.4 for cascade, 0.8 for yunet); higher is surer.") {
+            $0.minScore = try double($1, "--min-score", 0...1)
+        },
+        .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces.") {
+            $0.target = try choice($1, "--target")
+        },
+        .flag(["--person-only"], "Crop only photos where a person is found (HOG people detector, upper-body cascade, or a portrait-sized face); others get status no_person.") { $0.personOnly = true },
+        .flag(["--align"], "Turn each face crop so the eyes are level (recorded as aligned and angle in the manifest).") { $0.align = true },
+        .value(["--min-sharpness"], "F", "Drop faces whose sharpness (variance of the Laplacian at 96 px) is below F (default 0: keep all).") {
+            $0.minSharpness = try double($1, "--min-sharpness", 0...1_000_000)
         },
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
             $0.minNeighbors = try int($1, "--min-neighbors", 1...100)

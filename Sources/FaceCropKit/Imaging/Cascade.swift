@@ -14,7 +14,7 @@ struct Detection: Sendable, Equatable {
 /// one has finished with it. That hand-over is what makes the
 /// `@unchecked Sendable` sound.
 final class Cascade: @unchecked Sendable {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     let path: String
     /// The classifier's window: the smallest object it can find.
     let windowSide: Int
@@ -75,7 +75,7 @@ final class Cascade: @unchecked Sendable {
     }
 }
 
-private func takeCMessage(_ message: UnsafeMutablePointer<CChar>?, fallback: String) -> String {
+func takeCMessage(_ message: UnsafeMutablePointer<CChar>?, fallback: String) -> String {
     guard let message else { return fallback }
     defer { CFaceDetect_Free(message) }
     let text = String(cString: message)

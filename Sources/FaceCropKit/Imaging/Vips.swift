@@ -187,10 +187,24 @@ final class Picture {
         return GrayImage(width: Int(w), height: Int(h), pixels: data)
     }
 
+    /// 8-bit sRGB pixels, 3 bytes a pixel, rows packed.
+    func rgbPixels(source: String) throws(FaceCropError) -> RGBImage {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var w: Int32 = 0
+        var h: Int32 = 0
+        var message: UnsafeMutablePointer<CChar>?
+        guard CVipsShim_ImageRGB(handle, &pixels, &w, &h, &message) == 0, let pixels else {
+            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+        }
+        defer { CVipsShim_Free(pixels) }
+        let data = [UInt8](UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * 3))
+        return RGBImage(width: Int(w), height: Int(h), pixels: data)
+    }
+
     /// Cuts `square` (in this picture's pixels), resizes it to `side` pixels
     /// and encodes it.
     func encodeCrop(
-        _ square: PixelSquare, pad: PadMode, side: Int, format: OutputFormat, quality: Int,
+        _ square: PixelSquare, pad: PadMode, side: Int, format: OutputFormat, quality: Int, angle: Double = 0,
         source: String
     ) throws(FaceCropError) -> [UInt8] {
         var spec = CVipsShim_CropSpec(
@@ -198,7 +212,7 @@ final class Picture {
             side: Int32(clamping: square.side),
             pad: pad == .black ? CVipsShim_PadBlack : CVipsShim_PadEdge,
             output_side: Int32(clamping: side),
-            format: format.shimFormat, quality: Int32(clamping: quality))
+            format: format.shimFormat, quality: Int32(clamping: quality), angle: angle)
         var bytes: UnsafeMutableRawPointer?
         var length = 0
         var message: UnsafeMutablePointer<CChar>?
@@ -214,6 +228,13 @@ final class Picture {
 struct GrayImage: Sendable {
     var width: Int
     var height: Int
+    var pixels: [UInt8]
+}
+
+struct RGBImage: Sendable {
+    var width: Int
+    var height: Int
+    /// R, G, B bytes, rows packed.
     var pixels: [UInt8]
 }
 

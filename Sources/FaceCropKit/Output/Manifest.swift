@@ -96,11 +96,15 @@ final class ManifestWriter {
                     ("score", .double(face.score)),
                     ("crop", .string(face.crop)),
                     ("padded", .bool(face.padded)),
+                    ("target", .string(face.target.rawValue)),
+                    ("aligned", .bool(face.aligned)),
+                    ("angle", .double(face.angle)),
+                    ("sharpness", .double(face.sharpness)),
                 ]
                 return JSON.object(common + fields + extra).serialized()
             }
-        case .noFace:
-            common.append(("status", .string("no_face")))
+        case .noFace, .noPerson:
+            common.append(("status", .string(outcome.status.rawValue)))
             return [JSON.object(common + extra).serialized()]
         case .error:
             common.append(("status", .string("error")))

@@ -47,6 +47,8 @@ enum Report {
                 errors.append((shown, line?["error"] as? String ?? record.error?.reason ?? "unknown error"))
             case .noFace:
                 noFace.append(shown)
+            case .noPerson:
+                noFace.append(shown + " (no person found)")
             case .ok:
                 for text in record.lines {
                     guard let line = parse(text), let path = line["crop"] as? String else { continue }
@@ -152,6 +154,9 @@ enum Report {
         html += row("Faces (crops)", "faces", stats["faces"])
         html += row("Photos with faces", "ok", stats["counts"]?["ok"])
         html += row("Photos without a face", "no_face", stats["counts"]?["no_face"])
+        if let noPerson = stats["counts"]?["no_person"] {
+            html += row("Photos without a person (--person-only)", "no_person", noPerson)
+        }
         html += row("Photos that failed", "error", stats["counts"]?["error"])
         html += row("Complete", "complete", stats["complete"])
         html += row("Time (s)", "elapsed_s", timing?["elapsed_s"])

@@ -15,7 +15,7 @@ struct Stats {
     var removed: Int
     var shard: Shard?
 
-    static func settingsJSON(_ settings: CropSettings, cascadePath: String) -> JSON {
+    static func settingsJSON(_ settings: CropSettings, cascadePath: String, modelPath: String? = nil) -> JSON {
         .object([
             ("size", .int(settings.size)),
             ("margin", .double(settings.margin)),
@@ -29,12 +29,20 @@ struct Stats {
             ("max_pixels", .int(settings.maxPixels)),
             ("cascade", .string((cascadePath as NSString).lastPathComponent)),
             ("cascade_sha256", .string(fileHash(cascadePath))),
+            ("detector", .string(settings.detector.rawValue)),
+            ("min_score", .double(settings.minScore)),
+            ("target", .string(settings.target.rawValue)),
+            ("person_only", .string(settings.personOnly ? "yes" : "no")),
+            ("align", .string(settings.align ? "yes" : "no")),
+            ("min_sharpness", .double(settings.minSharpness)),
+            ("model_sha256", .string(settings.detector == .yunet ? modelPath.map(fileHash) ?? "" : "")),
         ])
     }
 
     static let settingsKeys = [
         "size", "margin", "faces", "min_face", "pad", "format", "quality", "detect_size", "min_neighbors", "max_pixels",
-        "cascade", "cascade_sha256",
+        "cascade", "cascade_sha256", "detector", "min_score", "target", "person_only", "align", "min_sharpness",
+        "model_sha256",
     ]
 
     /// Settings read back from a state file, in the order `settingsJSON` writes them.
@@ -76,6 +84,7 @@ struct Stats {
             ("counts", .object([
                 ("ok", .int(counts.ok)),
                 ("no_face", .int(counts.noFace)),
+                ("no_person", .int(counts.noPerson)),
                 ("error", .int(counts.errors)),
             ])),
             ("complete", .bool(!interrupted)),
@@ -99,7 +108,9 @@ struct Stats {
     func summaryLine(output: String) -> String {
         let rate = elapsed > 0 ? Double(counts.photos) / elapsed : 0
         var line = "facecrop: \(counts.photos) photos, \(counts.faces) faces"
-        line += " (\(counts.ok) with faces, \(counts.noFace) without, \(counts.errors) failed)"
+        line += " (\(counts.ok) with faces, \(counts.noFace) without"
+        line += counts.noPerson > 0 ? ", \(counts.noPerson) without a person" : ""
+        line += ", \(counts.errors) failed)"
         if counts.reused > 0 || removed > 0 {
             line += ", \(counts.photos - counts.reused) processed, \(counts.reused) unchanged, \(removed) old crops removed"
         }

@@ -11,11 +11,19 @@ public struct FaceCrop: Sendable, Equatable {
     public var crop: String
     /// Whether the crop reached past the photo's edge and was padded.
     public var padded: Bool
+    /// What was cropped (`--target`).
+    public var target: Target = .face
+    /// Whether the crop was turned to level the eyes, and by how many degrees.
+    public var aligned = false
+    public var angle = 0.0
+    /// Variance of the Laplacian of the box at 96 x 96 (higher is sharper).
+    public var sharpness = 0.0
 }
 
 public enum PhotoStatus: String, Sendable {
     case ok
     case noFace = "no_face"
+    case noPerson = "no_person"
     case error
 }
 
@@ -50,6 +58,12 @@ public struct CropSettings: Sendable, Equatable {
     public var detectSize: Int
     public var minNeighbors: Int
     public var maxPixels: Int
+    public var detector: DetectorKind
+    public var minScore: Double
+    public var target: Target
+    public var personOnly: Bool
+    public var align: Bool
+    public var minSharpness: Double
 
     public init(_ options: Options) {
         size = options.size
@@ -62,6 +76,12 @@ public struct CropSettings: Sendable, Equatable {
         detectSize = options.detectSize
         minNeighbors = options.minNeighbors
         maxPixels = options.maxPixels
+        detector = options.detector
+        minScore = options.minScore ?? DetectorConfig.defaultMinScore(options.detector)
+        target = options.target
+        personOnly = options.personOnly
+        align = options.align
+        minSharpness = options.minSharpness
     }
 }
 
@@ -83,13 +103,13 @@ struct PhotoProcessor: Sendable {
     /// Processes one photo into its record. `previous` is what an earlier run
     /// recorded for it (same settings) when its size or time changed: if the
     /// content is the same, that record is kept and nothing is decoded.
-    func process(_ photo: Photo, previous: PhotoRecord?, with cascade: Cascade) -> PhotoRecord {
-        var outcome = diagnosis.shared { attempt(photo, previous: previous, with: cascade) }
+    func process(_ photo: Photo, previous: PhotoRecord?, with detector: Detector) -> PhotoRecord {
+        var outcome = diagnosis.shared { attempt(photo, previous: previous, with: detector) }
         switch outcome {
         case .fresh(let fresh):
             switch fresh.error {
             case .notAnImage?, .decodeFailed?:
-                outcome = diagnosis.exclusive { attempt(photo, previous: previous, with: cascade) }
+                outcome = diagnosis.exclusive { attempt(photo, previous: previous, with: detector) }
             default:
                 break
             }
@@ -128,7 +148,7 @@ struct PhotoProcessor: Sendable {
         case same(PhotoRecord)
     }
 
-    private func attempt(_ photo: Photo, previous: PhotoRecord?, with cascade: Cascade) -> Attempt {
+    private func attempt(_ photo: Photo, previous: PhotoRecord?, with detector: Detector) -> Attempt {
         var hash: String?
         do throws(FaceCropError) {
             let bytes = try PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: FileName.display(photo.source))
@@ -136,13 +156,13 @@ struct PhotoProcessor: Sendable {
             if let previous, previous.sha256 == hash {
                 return .same(previous)
             }
-            return .fresh(try process(photo, bytes: bytes, sha256: hash!, cascade: cascade))
+            return .fresh(try process(photo, bytes: bytes, sha256: hash!, detector: detector))
         } catch {
             return .fresh(.failed(photo, error, sha256: hash))
         }
     }
 
-    private func process(_ photo: Photo, bytes: PhotoBytes, sha256: String, cascade: Cascade)
+    private func process(_ photo: Photo, bytes: PhotoBytes, sha256: String, detector: Detector)
         throws(FaceCropError) -> PhotoOutcome
     {
         let source = FileName.display(photo.source)  // for messages
@@ -177,17 +197,26 @@ struct PhotoProcessor: Sendable {
         }
         try small.materialize(source: source)
         let gray = try small.grayPixels(source: source)
+        let rgb = detector.needsColour ? try small.rgbPixels(source: source) : nil
         let full = (width: header.width, height: header.height)
         let scale = Double(gray.width) / Double(full.width)
-        var parameters = Cascade.Parameters()
-        parameters.minNeighbors = settings.minNeighbors
-        parameters.minSide = Int((Double(settings.minFace) * scale).rounded(.down))
-        let found = try cascade.detect(in: gray, parameters, source: source)
+        let minSide = Int((Double(settings.minFace) * scale).rounded(.down))
+        var found = try detector.find(in: gray, rgb: rgb, minSide: minSide, source: source)
+        if settings.personOnly {
+            let people = try detector.findPeople(in: gray, source: source).map(\.box)
+            found = found.filter { PersonRule.counts($0.box, target: settings.target, people: people, width: gray.width, height: gray.height) }
+            if people.isEmpty && found.isEmpty {
+                outcome.status = .noPerson
+                return outcome
+            }
+        }
 
         var faces = found.map { detection in
-            (box: CropGeometry.map(detection.box, from: (gray.width, gray.height), to: full), score: detection.score)
+            (box: CropGeometry.map(detection.box, from: (gray.width, gray.height), to: full), score: detection.score,
+             sharpness: (Detector.sharpness(of: detection.box, in: gray) * 100).rounded() / 100,
+             angle: detection.eyes.map { ($0.angle * 100).rounded() / 100 })
         }
-        .filter { max($0.box.width, $0.box.height) >= settings.minFace }
+        .filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
         faces.sort { a, b in
             if a.box.area != b.box.area { return a.box.area > b.box.area }
             if a.box.y != b.box.y { return a.box.y < b.box.y }
@@ -198,7 +227,9 @@ struct PhotoProcessor: Sendable {
         if detectOnly {
             outcome.status = .ok
             outcome.faces = faces.enumerated().map {
-                FaceCrop(index: $0.offset, bbox: $0.element.box, score: $0.element.score, crop: "", padded: false)
+                FaceCrop(
+                    index: $0.offset, bbox: $0.element.box, score: $0.element.score, crop: "", padded: false,
+                    target: settings.target, sharpness: $0.element.sharpness)
             }
             return outcome
         }
@@ -231,7 +262,7 @@ struct PhotoProcessor: Sendable {
         }
         // A photo's crops are all written or none: a failure part-way removes
         // the ones already written.
-        let names = faces.indices.map { Self.cropName(prefix: photo.outputPrefix, index: $0, format: settings.format) }
+        let names = faces.indices.map { Self.cropName(prefix: photo.outputPrefix, index: $0, format: settings.format, target: settings.target) }
         do throws(WriteFailure) {
             try journal?.begin(names)
         } catch {
@@ -243,9 +274,12 @@ struct PhotoProcessor: Sendable {
         }
         for (index, (face, square)) in zip(faces, squares).enumerated() {
             let scaled = CropGeometry.scale(square, sx: sx, sy: sy)
+            // --align: level the eye line, unless the eyes were not found or
+            // the turn is implausibly large for a face (then kept as it is).
+            let angle = settings.align ? face.angle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
             let encoded = try picture.encodeCrop(
                 scaled, pad: settings.pad, side: settings.size, format: settings.format, quality: settings.quality,
-                source: source)
+                angle: angle ?? 0, source: source)
             let relative = names[index]
             let path = (outputRoot as NSString).appendingPathComponent(relative)
             do {
@@ -258,7 +292,8 @@ struct PhotoProcessor: Sendable {
             outcome.faces.append(
                 FaceCrop(
                     index: index, bbox: face.box, score: (face.score * 10_000).rounded() / 10_000, crop: relative,
-                    padded: square.reachesOutside(width: full.width, height: full.height)))
+                    padded: square.reachesOutside(width: full.width, height: full.height), target: settings.target,
+                    aligned: angle != nil, angle: angle ?? 0, sharpness: face.sharpness))
         }
         outcome.status = .ok
         return outcome
@@ -267,7 +302,42 @@ struct PhotoProcessor: Sendable {
     /// `trip/IMG_1.heic` -> `trip/IMG_1.heic.face0.jpg`: the photo's whole name
     /// is kept, so `a.jpg` and `a.heic` never share a crop name, and the same
     /// photo always gets the same names.
-    static func cropName(prefix: String, index: Int, format: OutputFormat) -> String {
-        "\(prefix).face\(index).\(format.fileExtension)"
+    static func cropName(prefix: String, index: Int, format: OutputFormat, target: Target = .face) -> String {
+        "\(prefix).\(target == .face ? "face" : target.rawValue)\(index).\(format.fileExtension)"
+    }
+}
+
+/// `--person-only`: which finds count as a person's.
+///
+/// A face counts when its centre lies in the top third of a person the HOG
+/// detector found and it is at most half that person's width across, or
+/// when it is portrait-sized: its side at least 1/8 of the photo's shorter
+/// side. A standing person is about 7-8 heads tall, so a face that large
+/// leaves no room for the whole body the HOG detector needs: selfies,
+/// portraits and head-and-shoulders shots are kept on the face alone.
+/// Upper bodies count inside a person or when at least 1/3 of the shorter
+/// side; whole bodies are people already; cat faces need a person too.
+enum PersonRule {
+    static func counts(_ box: PixelRect, target: Target, people: [PixelRect], width: Int, height: Int) -> Bool {
+        let shorter = Double(min(width, height))
+        let side = Double(max(box.width, box.height))
+        let cx = Double(box.x) + Double(box.width) / 2
+        let cy = Double(box.y) + Double(box.height) / 2
+        switch target {
+        case .face, .catface:
+            if target == .face && side >= shorter / 8 { return true }
+            return people.contains { person in
+                cx >= Double(person.x) && cx <= Double(person.x + person.width) && cy >= Double(person.y)
+                    && cy <= Double(person.y) + Double(person.height) / 3 && Double(box.width) <= Double(person.width) / 2
+            }
+        case .upperbody:
+            if side >= shorter / 3 { return true }
+            return people.contains { person in
+                cx >= Double(person.x) && cx <= Double(person.x + person.width) && cy >= Double(person.y)
+                    && cy <= Double(person.y + person.height)
+            }
+        case .body:
+            return true
+        }
     }
 }

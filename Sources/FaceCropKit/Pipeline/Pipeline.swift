@@ -24,6 +24,7 @@ public struct RunCounts: Sendable, Equatable {
     public var photos = 0
     public var ok = 0
     public var noFace = 0
+    public var noPerson = 0
     public var errors = 0
     public var faces = 0
     /// Photos whose record from an earlier run was kept.
@@ -36,6 +37,7 @@ public struct RunCounts: Sendable, Equatable {
         switch record.status {
         case .ok: ok += 1
         case .noFace: noFace += 1
+        case .noPerson: noPerson += 1
         case .error: errors += 1
         }
     }
@@ -61,19 +63,19 @@ enum WorkItem: Sendable {
 
 /// Processes photos with `jobs` workers, a bounded window: a photo is started
 /// only when a worker is free, so at most `jobs` photos are decoded at any
-/// moment whatever the library's size. Each worker owns one cascade, handed
+/// moment whatever the library's size. Each worker owns one detector (all its OpenCV handles), handed
 /// from a finished task to the next. Records are delivered to `deliver` in
 /// manifest order through a reorder buffer that only ever holds records
 /// that finished ahead of a slower photo.
 struct Pipeline {
     var processor: PhotoProcessor
-    var cascades: [Cascade]
+    var detectors: [Detector]
     var stop: StopRequest
 
     private struct Finished: Sendable {
         var index: Int
         var record: PhotoRecord
-        var cascade: Cascade
+        var detector: Detector
     }
 
     /// Returns false if it stopped early (a stop request, or `deliver` said stop).
@@ -102,18 +104,18 @@ struct Pipeline {
         }
 
         await withTaskGroup(of: Finished.self) { group in
-            var idle = cascades
+            var idle = detectors
             func startWork() {
                 while keepGoing, stop.requested == nil, next < items.count {
                     guard case .photo(let photo, let previous) = items[next] else {
                         next += 1
                         continue
                     }
-                    guard let cascade = idle.popLast() else { return }
+                    guard let detector = idle.popLast() else { return }
                     let index = next
                     let processor = self.processor
                     group.addTask(executorPreference: executor) {
-                        Finished(index: index, record: processor.process(photo, previous: previous, with: cascade), cascade: cascade)
+                        Finished(index: index, record: processor.process(photo, previous: previous, with: detector), detector: detector)
                     }
                     next += 1
                 }
@@ -121,7 +123,7 @@ struct Pipeline {
             startWork()
             await drain()
             while let finished = await group.next() {
-                idle.append(finished.cascade)
+                idle.append(finished.detector)
                 waiting[finished.index] = finished.record
                 startWork()
                 await drain()

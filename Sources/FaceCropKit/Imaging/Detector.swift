@@ -1,0 +1,333 @@
+import CFaceDetect
+import Foundation
+
+/// Which face detector runs.
+public enum DetectorKind: String, Sendable, CaseIterable {
+    /// Several Debian cascades with verification (the default).
+    case cascade
+    /// One cascade alone (`--cascade`, default alt2): the stock detector.
+    case haar
+    /// A YuNet ONNX model (`--model`) through OpenCV's DNN module.
+    case yunet
+}
+
+/// What is cropped.
+public enum Target: String, Sendable, CaseIterable {
+    case face, upperbody, body, catface
+}
+
+/// Something found in a photo, in pixels of the image searched.
+struct Found: Sendable, Equatable {
+    var box: PixelRect
+    /// 0...1 for `cascade` and `yunet`; the level weight for `haar` and the
+    /// other targets.
+    var score: Double
+    /// The eye centres (left in the image first), when they were found.
+    var eyes: EyePair?
+}
+
+struct EyePair: Sendable, Equatable {
+    var x1: Double, y1: Double, x2: Double, y2: Double
+
+    /// Degrees the eye line is turned clockwise from level (image y grows down).
+    var angle: Double { atan2(y2 - y1, x2 - x1) * 180 / .pi }
+
+    func scaled(_ s: Double) -> EyePair { EyePair(x1: x1 * s, y1: y1 * s, x2: x2 * s, y2: y2 * s) }
+}
+
+/// The files and settings a worker's detector is made from.
+struct DetectorConfig: Sendable {
+    var kind: DetectorKind = .cascade
+    var target: Target = .face
+    /// The main cascade: `--cascade`, else alt2 (faces) or the target's cascade.
+    var cascadePath: String
+    var cascadeFolder: String
+    var modelPath: String?
+    var minNeighbors = 4
+    /// Keep faces scoring at least this (`cascade`, `yunet`).
+    var minScore: Double
+    var needsPeople = false
+    var needsEyes = false
+
+    static func defaultMinScore(_ kind: DetectorKind) -> Double {
+        switch kind {
+        case .cascade: 0.4
+        case .haar: 0
+        case .yunet: 0.8
+        }
+    }
+
+    static func cascadeName(for target: Target) -> String {
+        switch target {
+        case .face: "haarcascade_frontalface_alt2.xml"
+        case .upperbody: "haarcascade_upperbody.xml"
+        case .body: "haarcascade_fullbody.xml"
+        case .catface: "haarcascade_frontalcatface_extended.xml"
+        }
+    }
+}
+
+/// Every detection handle one worker needs: cascades, the HOG people
+/// detector, the YuNet network.
+///
+/// Not thread-safe: owns OpenCV objects; lent to one task at a time by the
+/// pipeline, which hands it to the next task only after the previous one has
+/// finished with it. That hand-over is what makes the `@unchecked Sendable`
+/// sound.
+final class Detector: @unchecked Sendable {
+    let config: DetectorConfig
+    private let primary: Cascade?
+    private let profile: Cascade?
+    private let confirm: Cascade?
+    private let eye: Cascade?
+    private let eyeglasses: Cascade?
+    private let people: People?
+    private let yunet: YuNet?
+
+    init(_ config: DetectorConfig) throws(FaceCropError) {
+        self.config = config
+        func load(_ name: String) throws(FaceCropError) -> Cascade {
+            try Cascade(path: (config.cascadeFolder as NSString).appendingPathComponent(name))
+        }
+        let faces = config.target == .face
+        primary = config.kind == .yunet && faces ? nil : try Cascade(path: config.cascadePath)
+        let ensemble = faces && config.kind == .cascade
+        profile = ensemble ? try load("haarcascade_profileface.xml") : nil
+        confirm = ensemble ? try load("haarcascade_frontalface_default.xml") : nil
+        let eyes = faces && config.kind != .yunet && (ensemble || config.needsEyes)
+        eye = eyes ? try load("haarcascade_eye.xml") : nil
+        eyeglasses = eyes ? try load("haarcascade_eye_tree_eyeglasses.xml") : nil
+        people = config.needsPeople || config.target == .body ? try People() : nil
+        if config.kind == .yunet && faces {
+            guard let path = config.modelPath else {
+                throw .modelUnavailable("", reason: "no model file given")
+            }
+            yunet = try YuNet(path: path)
+        } else {
+            yunet = nil
+        }
+    }
+
+    /// Whether `find` needs the photo's colour pixels.
+    var needsColour: Bool { yunet != nil }
+
+    /// Finds the target in `gray` (and `rgb`, the same pixels in colour, for
+    /// YuNet). `minSide`: smallest box side of interest, in `gray`'s pixels.
+    func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+        switch config.target {
+        case .face:
+            switch config.kind {
+            case .cascade: return try ensemble(gray, minSide: minSide, source: source)
+            case .haar: return try single(gray, minSide: minSide, source: source)
+            case .yunet: return try network(rgb ?? RGBImage(width: 0, height: 0, pixels: []), minSide: minSide, source: source)
+            }
+        case .body:
+            // HOG finds standing people far more reliably than the full-body cascade.
+            return try findPeople(in: gray, source: source).map { Found(box: $0.box, score: $0.score, eyes: nil) }
+                .filter { max($0.box.width, $0.box.height) >= minSide }
+        case .upperbody, .catface:
+            return try single(gray, minSide: minSide, source: source)
+        }
+    }
+
+    private func single(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+        guard let primary else { return [] }
+        var parameters = Cascade.Parameters()
+        parameters.minNeighbors = config.minNeighbors
+        parameters.minSide = minSide
+        var found = try primary.detect(in: gray, parameters, source: source).map {
+            Found(box: $0.box, score: $0.score, eyes: nil)
+        }
+        if eye != nil, config.needsEyes, config.target == .face {
+            // Eyes only to level the crop (--align): nothing is dropped.
+            for index in found.indices {
+                found[index].eyes = try eyes(in: gray, frontal: primary, box: found[index].box, source: source)
+            }
+        }
+        return found
+    }
+
+    /// Eyes inside one box, through the ensemble call searching only there.
+    private func eyes(in gray: GrayImage, frontal: Cascade, box: PixelRect, source: String)
+        throws(FaceCropError) -> EyePair?
+    {
+        // Cut the box (with a margin) and let the ensemble search just there.
+        let grow = box.width / 4
+        let x0 = max(0, box.x - grow), y0 = max(0, box.y - grow)
+        let x1 = min(gray.width, box.x + box.width + grow), y1 = min(gray.height, box.y + box.height + grow)
+        guard x1 > x0, y1 > y0 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: (x1 - x0) * (y1 - y0))
+        for row in y0..<y1 {
+            let from = row * gray.width + x0
+            pixels.replaceSubrange((row - y0) * (x1 - x0)..<(row - y0 + 1) * (x1 - x0), with: gray.pixels[from..<from + x1 - x0])
+        }
+        let cut = GrayImage(width: x1 - x0, height: y1 - y0, pixels: pixels)
+        let candidates = try runEnsemble(
+            cut, frontal: frontal, profile: nil, confirm: nil, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10,
+            upscale: 1, frontalNeighbors: 1, source: source)
+        guard let best = candidates.first(where: { $0.eyes == 2 }) else { return nil }
+        return EyePair(
+            x1: best.eye1_x + Double(x0), y1: best.eye1_y + Double(y0), x2: best.eye2_x + Double(x0),
+            y2: best.eye2_y + Double(y0))
+    }
+
+    private func runEnsemble(
+        _ gray: GrayImage, frontal: Cascade, profile: Cascade?, confirm: Cascade?, minSide: Int, maxSide: Int,
+        upscale: Double, frontalNeighbors: Int, source: String
+    ) throws(FaceCropError) -> [CFaceDetect_Candidate] {
+        var params = CFaceDetect_EnsembleParams(
+            scale_factor: 1.1, min_side: Int32(clamping: max(minSide, frontal.windowSide)),
+            max_side: Int32(clamping: maxSide), upscale: upscale, frontal_min_neighbors: Int32(frontalNeighbors),
+            profile_min_neighbors: 4, rotation: 0)
+        var out: UnsafeMutablePointer<CFaceDetect_Candidate>?
+        var count = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = gray.pixels.withUnsafeBufferPointer { pixels in
+            CFaceDetect_Ensemble(
+                frontal.handle, profile?.handle, confirm?.handle, eye?.handle, eyeglasses?.handle, pixels.baseAddress,
+                Int32(gray.width), Int32(gray.height), gray.width, &params, &out, &count, &message)
+        }
+        guard status == 0 else {
+            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "detection failed"))
+        }
+        guard let out else { return [] }
+        defer { CFaceDetect_Free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: count))
+    }
+
+    /// The cascade ensemble: candidates from alt2 (few raw windows needed)
+    /// and the profile cascade on both sides, each scored by the evidence for
+    /// it (see `Detector.score`).
+    private func ensemble(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+        guard let primary else { return [] }
+        // Small photos are searched enlarged, so that faces of 24-60 px are
+        // well above the cascades' 20 px window.
+        let long = max(gray.width, gray.height)
+        let upscale = long < 800 ? min(1.5, 800.0 / Double(long)) : 1.0
+        let candidates = try runEnsemble(
+            gray, frontal: primary, profile: profile, confirm: confirm, minSide: minSide, maxSide: 0, upscale: upscale,
+            frontalNeighbors: 2, source: source)
+        return candidates.map { c in
+            Found(
+                box: PixelRect(x: Int(c.x), y: Int(c.y), width: Int(c.width), height: Int(c.height)),
+                score: Self.score(c),
+                eyes: c.eyes == 2 ? EyePair(x1: c.eye1_x, y1: c.eye1_y, x2: c.eye2_x, y2: c.eye2_y) : nil)
+        }
+        .filter { $0.score >= config.minScore }
+    }
+
+    /// The ensemble's confidence in 0...1 from its evidence: agreement of
+    /// the frontal cascades, raw windows, eyes, profile hits.
+    static func score(_ c: CFaceDetect_Candidate) -> Double {
+        let frontal = Double(min(Int(c.frontal_hits), 20)) / 20
+        let confirmed = Double(min(Int(c.confirm_hits), 20)) / 20
+        let profiled = Double(min(Int(c.profile_hits), 20)) / 20
+        let eyes = Double(c.eyes) / 2
+        var s = 0.3 * frontal + 0.2 * confirmed + 0.25 * eyes + 0.25 * profiled
+        if c.frontal_hits > 0 && c.confirm_hits > 0 { s += 0.15 }
+        if c.frontal_hits > 0 && c.profile_hits > 0 { s += 0.1 }
+        return (min(1, s) * 10_000).rounded() / 10_000
+    }
+
+    private func network(_ rgb: RGBImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+        guard let yunet else { return [] }
+        return try yunet.detect(rgb, minScore: Float(config.minScore), source: source)
+            .filter { max($0.box.width, $0.box.height) >= minSide }
+    }
+
+    /// People found by the HOG detector, in `gray`'s pixels.
+    func findPeople(in gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
+        guard let people else { return [] }
+        return try people.detect(gray, source: source)
+    }
+
+    /// Sharpness of a box of `gray` (variance of the Laplacian at 96 x 96).
+    static func sharpness(of box: PixelRect, in gray: GrayImage) -> Double {
+        gray.pixels.withUnsafeBufferPointer {
+            CFaceDetect_Sharpness(
+                $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, Int32(box.x), Int32(box.y),
+                Int32(box.width), Int32(box.height))
+        }
+    }
+}
+
+/// OpenCV's HOG people detector. Not thread-safe: owned by one `Detector`.
+final class People {
+    private let handle: OpaquePointer
+
+    init() throws(FaceCropError) {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        guard CFaceDetect_PeopleNew(&handle, &message) == 0, let handle else {
+            throw .libraryFailed("cannot set up the HOG people detector: \(takeCMessage(message, fallback: "failed"))")
+        }
+        self.handle = handle
+    }
+
+    deinit { CFaceDetect_PeopleClose(handle) }
+
+    func detect(_ gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
+        var boxes: UnsafeMutablePointer<CFaceDetect_Box>?
+        var count = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = gray.pixels.withUnsafeBufferPointer {
+            CFaceDetect_PeopleDetect(
+                handle, $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, 0, &boxes, &count, &message)
+        }
+        guard status == 0 else {
+            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "people detection failed"))
+        }
+        guard let boxes else { return [] }
+        defer { CFaceDetect_Free(boxes) }
+        return UnsafeBufferPointer(start: boxes, count: count).map {
+            (PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)), $0.score)
+        }
+    }
+}
+
+/// A YuNet face detection network. Not thread-safe: owned by one `Detector`.
+final class YuNet {
+    private let handle: OpaquePointer
+
+    init(path: String) throws(FaceCropError) {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        guard CFaceDetect_YuNetNew(path, &handle, &message) == 0, let handle else {
+            throw .modelUnavailable(path, reason: takeCMessage(message, fallback: "could not load"))
+        }
+        self.handle = handle
+    }
+
+    deinit { CFaceDetect_YuNetClose(handle) }
+
+    func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Found] {
+        guard rgb.width > 0, rgb.height > 0 else { return [] }
+        var faces: UnsafeMutablePointer<CFaceDetect_YuNetFace>?
+        var count = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = rgb.pixels.withUnsafeBufferPointer {
+            CFaceDetect_YuNetDetect(
+                handle, $0.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, minScore, 0.3, &faces,
+                &count, &message)
+        }
+        guard status == 0 else {
+            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "YuNet failed"))
+        }
+        guard let faces else { return [] }
+        defer { CFaceDetect_Free(faces) }
+        return UnsafeBufferPointer(start: faces, count: count).compactMap { face in
+            let x0 = max(0, Int(face.x.rounded())), y0 = max(0, Int(face.y.rounded()))
+            let x1 = min(rgb.width, Int((face.x + face.width).rounded()))
+            let y1 = min(rgb.height, Int((face.y + face.height).rounded()))
+            guard x1 > x0, y1 > y0 else { return nil }
+            let l = face.landmarks
+            // Landmarks 0 and 1 are the person's right and left eye: in the
+            // image, left first.
+            let (a, b) = (Double(l.0), Double(l.2)) < (Double(l.2), Double(l.0)) ? ((l.0, l.1), (l.2, l.3)) : ((l.2, l.3), (l.0, l.1))
+            return Found(
+                box: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                score: (Double(face.score) * 10_000).rounded() / 10_000,
+                eyes: EyePair(x1: Double(a.0), y1: Double(a.1), x2: Double(b.0), y2: Double(b.1)))
+        }
+    }
+}
