@@ -352,7 +352,7 @@ public enum OptionTable {
         lines += [
             "",
             "Exit status: 0 every photo processed, 1 some photo failed, 64 usage error,",
-            "66 input missing, 69 cascade or ffmpeg unavailable, 73 output unusable, 130 interrupted,",
+            "66 input missing, 69 cascade, model or ffmpeg unavailable, 73 output unusable, 130 interrupted,",
             "143 terminated.",
         ]
         return lines.joined(separator: "\n") + "\n"
