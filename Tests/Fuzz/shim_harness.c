@@ -13,6 +13,7 @@
 #include "CVipsShim.h"
 
 static CFaceDetect_Cascade *cascade;
+static CFaceDetect_People *people;
 
 static void start(void) {
     if (cascade) return;
@@ -26,6 +27,10 @@ static void start(void) {
     if (!path) path = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml";
     if (CFaceDetect_CascadeNew(path, &cascade, &message) != CFaceDetect_OK) {
         fprintf(stderr, "cascade: %s\n", message ? message : "?");
+        exit(2);
+    }
+    if (CFaceDetect_PeopleNew(&people, &message) != CFaceDetect_OK) {
+        fprintf(stderr, "people: %s\n", message ? message : "?");
         exit(2);
     }
 }
@@ -61,6 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             message = NULL;
         }
         CFaceDetect_Free(boxes);
+        boxes = NULL;
+        if (CFaceDetect_PeopleDetect(people, gray, width, height, (size_t)width, 0.0, &boxes, &count,
+                                     &message) != CFaceDetect_OK) {
+            CFaceDetect_Free(message);
+            message = NULL;
+        }
+        CFaceDetect_Free(boxes);
+        (void)CFaceDetect_Sharpness(gray, width, height, (size_t)width, 0, 0, width, height);
         CVipsShim_Free(gray);
         // One crop that reaches past the corner, padded.
         CVipsShim_CropSpec spec = {-width / 4, -height / 4, width > 0 ? width : 1,
@@ -94,6 +107,7 @@ int main(int argc, char **argv) {
         free(data);
     }
     CFaceDetect_CascadeClose(cascade);
+    CFaceDetect_PeopleClose(people);
     printf("shim harness: %d files, no sanitizer errors\n", argc - 1);
     return 0;
 }
