@@ -138,10 +138,12 @@ public struct PhotoFinder: Sendable {
             case S_IFREG:
                 guard Self.isPhotoName(name), isIncluded(name: name, relative: rel) else { continue }
                 let safe = rel.split(separator: "/", omittingEmptySubsequences: false).map { Self.safeName(String($0)) }
+                let text = String(decoding: path, as: UTF8.self)
                 var photo = Photo(
-                    input: input, source: rel, path: String(decoding: path, as: UTF8.self),
+                    input: input, source: rel, path: text,
                     outputPrefix: Self.join(prefix, safe.joined(separator: "/")), label: prefix)
-                photo.rawPath = path
+                // Kept only when the String cannot name the file (bytes that are not UTF-8).
+                if !text.utf8.elementsEqual(path) { photo.rawPath = path }
                 photo.noteFile(info)
                 found.photos.append(photo)
             default:
