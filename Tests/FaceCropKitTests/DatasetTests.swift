@@ -140,6 +140,24 @@ struct DatasetTests {
         #expect(try datasetBytes(output) == datasetBytes(clean))
     }
 
+    @Test func aSecondCtrlCQuitsAtOnceLeavingNoPartialFile() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = try makeLibrary(in: work, copies: 3)
+        let output = work.appendingPathComponent("out")
+        let status = try interruptFaceCrop([photos.path, "-o", output.path, "-q"], after: 0.6, with: SIGINT, again: 0.01)
+        #expect(status == 130)
+        // No temporary file, and no manifest half-written under its real name.
+        let files = try fingerprint(output).keys
+        #expect(!files.contains { $0.hasPrefix(".facecrop/tmp/") || $0.hasSuffix(".tmp") })
+        if files.contains("manifest.jsonl") { _ = try readManifest(output) }
+        // The next run finishes the job.
+        #expect(try runFaceCrop([photos.path, "-o", output.path, "-q"]).status == 0)
+        let clean = work.appendingPathComponent("clean")
+        #expect(try runFaceCrop([photos.path, "-o", clean.path, "-q"]).status == 0)
+        #expect(try datasetBytes(output) == datasetBytes(clean))
+    }
+
     @Test func shardsRunAtOnceAndMergeToTheSingleRunBytes() throws {
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }

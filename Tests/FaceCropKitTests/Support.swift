@@ -53,7 +53,10 @@ func runFaceCrop(_ arguments: [String], through launcher: [String] = [], environ
 
 /// Starts the real binary and, after `seconds`, sends it `signal`; returns
 /// its exit status (for a signal it did not handle: 128 + the signal).
-func interruptFaceCrop(_ arguments: [String], after seconds: Double, with signal: Int32) throws -> Int32 {
+/// With `again`, a second signal follows the first after that many seconds.
+func interruptFaceCrop(_ arguments: [String], after seconds: Double, with signal: Int32, again: Double? = nil) throws
+    -> Int32
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: facecropBinary)
     process.arguments = arguments
@@ -61,6 +64,10 @@ func interruptFaceCrop(_ arguments: [String], after seconds: Double, with signal
     try process.run()
     Thread.sleep(forTimeInterval: seconds)
     kill(process.processIdentifier, signal)
+    if let again {
+        Thread.sleep(forTimeInterval: again)
+        kill(process.processIdentifier, signal)
+    }
     process.waitUntilExit()
     return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
 }
