@@ -221,58 +221,44 @@ failed:
     return NULL;
 }
 
-int CVipsShim_ImageGray(CVipsShim_Image *handle, uint8_t **pixels, int *width, int *height,
-                        char **message) {
+// The image's pixels as 8-bit `bands`-band `space`, rows packed, in memory
+// the caller frees with CVipsShim_Free.
+static int image_pixels(CVipsShim_Image *handle, VipsInterpretation space, int bands,
+                        uint8_t **pixels, int *width, int *height, char **message) {
     if (!handle || !handle->image || !pixels || !width || !height) {
-        return fail(CVipsShim_BadArgument, message, "bad arguments to ImageGray");
+        return fail(CVipsShim_BadArgument, message, "bad arguments to image pixels");
     }
     *pixels = NULL;
     g_object_ref(handle->image);
-    VipsImage *gray = to_8bit(handle->image, VIPS_INTERPRETATION_B_W, 1);
-    if (!gray) {
-        return fail(CVipsShim_DecodeFailed, message, "could not convert to grayscale");
+    VipsImage *converted = to_8bit(handle->image, space, bands);
+    if (!converted) {
+        return fail(CVipsShim_DecodeFailed, message,
+                    bands == 1 ? "could not convert to grayscale" : "could not convert to sRGB");
     }
     size_t size = 0;
-    void *memory = vips_image_write_to_memory(gray, &size);
-    *width = vips_image_get_width(gray);
-    *height = vips_image_get_height(gray);
-    unref(gray);
+    void *memory = vips_image_write_to_memory(converted, &size);
+    *width = vips_image_get_width(converted);
+    *height = vips_image_get_height(converted);
+    unref(converted);
     if (!memory) {
         return fail(CVipsShim_DecodeFailed, message, "could not decode image");
     }
-    if (size != (size_t)(*width) * (size_t)(*height)) {
+    if (size != (size_t)(*width) * (size_t)(*height) * (size_t)bands) {
         g_free(memory);
-        return fail(CVipsShim_DecodeFailed, message, "unexpected grayscale layout");
+        return fail(CVipsShim_DecodeFailed, message, "unexpected pixel layout");
     }
     *pixels = memory;
     return CVipsShim_OK;
 }
 
-int CVipsShim_ImageRGB(CVipsShim_Image *handle, uint8_t **pixels, int *width, int *height,
+int CVipsShim_ImageGray(CVipsShim_Image *handle, uint8_t **pixels, int *width, int *height,
                         char **message) {
-    if (!handle || !handle->image || !pixels || !width || !height) {
-        return fail(CVipsShim_BadArgument, message, "bad arguments to ImageRGB");
-    }
-    *pixels = NULL;
-    g_object_ref(handle->image);
-    VipsImage *rgb = to_8bit(handle->image, VIPS_INTERPRETATION_sRGB, 3);
-    if (!rgb) {
-        return fail(CVipsShim_DecodeFailed, message, "could not convert to sRGB");
-    }
-    size_t size = 0;
-    void *memory = vips_image_write_to_memory(rgb, &size);
-    *width = vips_image_get_width(rgb);
-    *height = vips_image_get_height(rgb);
-    unref(rgb);
-    if (!memory) {
-        return fail(CVipsShim_DecodeFailed, message, "could not decode image");
-    }
-    if (size != (size_t)(*width) * (size_t)(*height) * 3) {
-        g_free(memory);
-        return fail(CVipsShim_DecodeFailed, message, "unexpected RGB layout");
-    }
-    *pixels = memory;
-    return CVipsShim_OK;
+    return image_pixels(handle, VIPS_INTERPRETATION_B_W, 1, pixels, width, height, message);
+}
+
+int CVipsShim_ImageRGB(CVipsShim_Image *handle, uint8_t **pixels, int *width, int *height,
+                       char **message) {
+    return image_pixels(handle, VIPS_INTERPRETATION_sRGB, 3, pixels, width, height, message);
 }
 
 int CVipsShim_CropEncode(CVipsShim_Image *handle, const CVipsShim_CropSpec *spec,

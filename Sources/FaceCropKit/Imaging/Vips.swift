@@ -175,30 +175,30 @@ final class Picture {
 
     /// 8-bit grayscale pixels, rows packed.
     func grayPixels(source: String) throws(FaceCropError) -> GrayImage {
-        var pixels: UnsafeMutablePointer<UInt8>?
-        var w: Int32 = 0
-        var h: Int32 = 0
-        var message: UnsafeMutablePointer<CChar>?
-        guard CVipsShim_ImageGray(handle, &pixels, &w, &h, &message) == 0, let pixels else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
-        }
-        defer { CVipsShim_Free(pixels) }
-        let data = [UInt8](UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h)))
-        return GrayImage(width: Int(w), height: Int(h), pixels: data)
+        let (width, height, data) = try pixels(bands: 1, source: source)
+        return GrayImage(width: width, height: height, pixels: data)
     }
 
     /// 8-bit sRGB pixels, 3 bytes a pixel, rows packed.
     func rgbPixels(source: String) throws(FaceCropError) -> RGBImage {
+        let (width, height, data) = try pixels(bands: 3, source: source)
+        return RGBImage(width: width, height: height, pixels: data)
+    }
+
+    /// The pixels in grayscale (1 band) or sRGB (3), copied out of the shim's memory.
+    private func pixels(bands: Int, source: String) throws(FaceCropError) -> (Int, Int, [UInt8]) {
         var pixels: UnsafeMutablePointer<UInt8>?
         var w: Int32 = 0
         var h: Int32 = 0
         var message: UnsafeMutablePointer<CChar>?
-        guard CVipsShim_ImageRGB(handle, &pixels, &w, &h, &message) == 0, let pixels else {
+        let status = bands == 1
+            ? CVipsShim_ImageGray(handle, &pixels, &w, &h, &message)
+            : CVipsShim_ImageRGB(handle, &pixels, &w, &h, &message)
+        guard status == 0, let pixels else {
             throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
         }
         defer { CVipsShim_Free(pixels) }
-        let data = [UInt8](UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * 3))
-        return RGBImage(width: Int(w), height: Int(h), pixels: data)
+        return (Int(w), Int(h), [UInt8](UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * bands)))
     }
 
     /// Cuts `square` (in this picture's pixels), resizes it to `side` pixels

@@ -167,6 +167,8 @@ struct PhotoProcessor: Sendable {
     {
         let source = FileName.display(photo.source)  // for messages
         let header = try Picture.header(of: bytes, source: source)
+        // --max-pixels is checked here, from the header already read; the
+        // decodes below (maxPixels: 0) do not read the header again for it.
         guard header.storedWidth * header.storedHeight <= settings.maxPixels else {
             throw .tooLarge(source, reason: "\(header.storedWidth) x \(header.storedHeight) pixels is over the limit of \(settings.maxPixels) pixels (--max-pixels)")
         }
@@ -184,11 +186,11 @@ struct PhotoProcessor: Sendable {
         let small: Picture
         if shrinksOnLoad {
             small = try Picture.load(
-                bytes, fittingIn: settings.detectSize, settings.detectSize, maxPixels: settings.maxPixels, source: source)
+                bytes, fittingIn: settings.detectSize, settings.detectSize, maxPixels: 0, source: source)
         } else {
             let decoded = try fullDecodes.admit(pixels: header.storedWidth * header.storedHeight) { () throws(FaceCropError) in
                 let picture = try Picture.load(
-                    bytes, fittingIn: header.width, header.height, maxPixels: settings.maxPixels, source: source)
+                    bytes, fittingIn: header.width, header.height, maxPixels: 0, source: source)
                 try picture.materialize(source: source)
                 return picture
             }
@@ -248,7 +250,7 @@ struct PhotoProcessor: Sendable {
         } else {
             picture = try Picture.load(
                 bytes, fittingIn: Int((Double(full.width) * needed).rounded(.up)),
-                Int((Double(full.height) * needed).rounded(.up)), maxPixels: settings.maxPixels, source: source)
+                Int((Double(full.height) * needed).rounded(.up)), maxPixels: 0, source: source)
             if squares.count > 1 { try picture.materialize(source: source) }
         }
         let sx = Double(picture.width) / Double(full.width)
