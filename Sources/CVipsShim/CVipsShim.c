@@ -105,35 +105,73 @@ int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *hea
     return CVipsShim_OK;
 }
 
-int CVipsShim_LoadFitting(const void *bytes, size_t length, int max_width, int max_height,
-                          int64_t max_pixels, CVipsShim_Image **result, char **message) {
-    if (!bytes || length == 0 || max_width < 1 || max_height < 1 || !result) {
-        return fail(CVipsShim_BadArgument, message, "bad arguments to LoadFitting");
+// The loader's own reduction for a photo: JPEG decodes at 1/2, 1/4 or 1/8
+// (scaled IDCT) and WebP at any scale, far cheaper than decoding whole and
+// resizing. Takes the largest reduction that keeps at least `min_scale`.
+// vips_thumbnail would leave a further factor of two for its resize, which
+// for 4032 px photos fitted to 1024 px means decoding all 12 MP.
+static void load_options(const CVipsShim_Header *header, double min_scale, double fit_scale,
+                         char *options, size_t size) {
+    const char *loader = header->loader;
+    if (g_str_has_prefix(loader, "jpegload") && min_scale < 1) {
+        int shrink = 1;
+        while (shrink < 8 && 1.0 / (shrink * 2) >= min_scale) shrink *= 2;
+        g_snprintf(options, size, "fail_on=truncated,shrink=%d", shrink);
+    } else if (g_str_has_prefix(loader, "webpload") && min_scale < 1) {
+        // libwebp scales while decoding, to any size: straight to the box,
+        // or to `min_scale` when the box is the whole photo.
+        g_snprintf(options, size, "fail_on=truncated,scale=%.6f", fit_scale < 1 ? fit_scale : min_scale);
+    } else if (min_scale >= 1) {
+        // A whole decode is copied to memory once, straight from the loader.
+        g_snprintf(options, size, "fail_on=truncated,access=sequential");
+    } else {
+        g_snprintf(options, size, "fail_on=truncated");
+    }
+}
+
+int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Header *header,
+                         double min_scale, int max_width, int max_height,
+                         CVipsShim_Image **result, char **message) {
+    if (!bytes || length == 0 || !header || max_width < 1 || max_height < 1 || !result ||
+        header->width < 1 || header->height < 1) {
+        return fail(CVipsShim_BadArgument, message, "bad arguments to LoadScaled");
     }
     *result = NULL;
-    if (max_pixels > 0) {
-        CVipsShim_Header header;
-        int status = CVipsShim_ReadHeader(bytes, length, &header, message);
-        if (status != CVipsShim_OK) return status;
-        if ((int64_t)header.stored_width * (int64_t)header.stored_height > max_pixels) {
-            if (message) {
-                *message = g_strdup_printf(
-                    "%d x %d pixels is over the limit of %" G_GINT64_FORMAT
-                    " pixels (--max-pixels)",
-                    header.stored_width, header.stored_height, (gint64)max_pixels);
-            }
-            return CVipsShim_TooLarge;
-        }
+    double fit_scale = fmin((double)max_width / header->width, (double)max_height / header->height);
+    if (fit_scale > 1) fit_scale = 1;
+    if (min_scale > fit_scale) min_scale = fit_scale;
+    char options[96];
+    load_options(header, min_scale, fit_scale, options, sizeof options);
+    VipsImage *loaded = vips_image_new_from_buffer(bytes, length, options, NULL);
+    if (!loaded) {
+        return fail(CVipsShim_DecodeFailed, message, "could not decode image");
     }
     VipsImage *out = NULL;
-    // thumbnail: shrink-on-load where the format has it, EXIF orientation
-    // applied, never enlarged; a truncated file is an error, not grey rows.
-    if (vips_thumbnail_buffer((void *)bytes, length, &out, max_width,
-                              "height", max_height,
-                              "size", VIPS_SIZE_DOWN,
-                              "option_string", "fail_on=truncated",
-                              NULL) != 0) {
-        return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+    if (min_scale >= 1) {
+        // Whole: decode into memory now (one copy), then turn it upright.
+        out = vips_image_copy_memory(loaded);
+        unref(loaded);
+        if (!out) return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+        int orientation = vips_image_get_orientation(out);
+        if (orientation > 1 && orientation <= 8) {
+            VipsImage *upright = NULL;
+            if (vips_autorot(out, &upright, NULL) != 0) {
+                unref(out);
+                return fail(CVipsShim_DecodeFailed, message, "could not rotate image");
+            }
+            unref(out);
+            out = upright;
+        }
+    } else {
+        VipsImage *upright = NULL;
+        int failed = vips_autorot(loaded, &upright, NULL);
+        unref(loaded);
+        if (failed) return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+        // Fit the box; also brings CMYK and 16-bit photos to what the rest expects.
+        failed = vips_thumbnail_image(upright, &out, max_width, "height", max_height,
+                                      "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL);
+        unref(upright);
+        if (failed) return fail(CVipsShim_DecodeFailed, message, "could not decode image");
     }
     CVipsShim_Image *handle = g_new0(CVipsShim_Image, 1);
     handle->image = out;

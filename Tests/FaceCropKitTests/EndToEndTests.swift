@@ -70,7 +70,7 @@ struct EndToEndTests {
             #expect(header.loader.hasPrefix("jpegload"))
             // Detect again on the crop: one face, near the middle, about
             // 1 / (1 + 2 * 0.4) of the side.
-            let picture = try Picture.load(bytes, fittingIn: 200, 200, maxPixels: 0, source: "crop")
+            let picture = try Picture.load(bytes, header: header, minScale: 1, fittingIn: 200, 200, source: "crop")
             let gray = try picture.grayPixels(source: "crop")
             var parameters = Cascade.Parameters()
             parameters.minNeighbors = 3

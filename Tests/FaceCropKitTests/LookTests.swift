@@ -38,8 +38,10 @@ private func meanAndDeviation(_ image: GrayImage, x: Int, y: Int, width: Int, he
 }
 
 private func grayImage(_ path: String, fitting side: Int) throws -> GrayImage {
+    try Vips.start()
     let bytes = try PhotoBytes(path: path, source: path)
-    return try Picture.load(bytes, fittingIn: side, side, maxPixels: 0, source: path).grayPixels(source: path)
+    let header = try Picture.header(of: bytes, source: path)
+    return try Picture.load(bytes, header: header, minScale: 1, fittingIn: side, side, source: path).grayPixels(source: path)
 }
 
 private func matches(_ pattern: String, in text: String) -> [[String]] {

@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     CVipsShim_Image *image = NULL;
     // The same pixel limit facecrop applies, scaled down to keep runs fast.
-    if (CVipsShim_LoadFitting(data, size, 256, 256, 4000000, &image, &message) != CVipsShim_OK) {
+    if ((int64_t)header.stored_width * header.stored_height > 4000000) return 0;
+    if (CVipsShim_LoadScaled(data, size, &header, 0.75, 256, 256, &image, &message) != CVipsShim_OK) {
         CVipsShim_Free(message);
         return 0;
     }

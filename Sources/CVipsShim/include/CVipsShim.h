@@ -58,12 +58,15 @@ typedef struct {
 int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *header,
                          char **message);
 
-/// Decodes `bytes` (kept alive by the caller for the life of the image) upright,
-/// so that it fits in `max_width` x `max_height`, using shrink-on-load where the
-/// format has it. Never enlarges. Refuses images whose stored size exceeds
-/// `max_pixels` (0: no limit) before decoding.
-int CVipsShim_LoadFitting(const void *bytes, size_t length, int max_width, int max_height,
-                          int64_t max_pixels, CVipsShim_Image **image, char **message);
+/// Decodes `bytes` (kept alive by the caller for the life of the image), whose
+/// header is `header`, upright and fitting in `max_width` x `max_height` (never
+/// enlarged). JPEG and WebP decode reduced where that keeps at least
+/// `min_scale` of the upright size (JPEG by 1/2, 1/4 or 1/8), the rest of the
+/// way is a resize. With `min_scale` >= 1 the photo is decoded whole into
+/// memory at once, with one copy.
+int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Header *header,
+                         double min_scale, int max_width, int max_height,
+                         CVipsShim_Image **image, char **message);
 
 /// Decodes all of `bytes` into memory now, upright and at the size given, so
 /// that many regions can be cut from it without decoding again.

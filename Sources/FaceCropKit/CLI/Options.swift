@@ -30,7 +30,8 @@ public struct Options: Sendable, Equatable {
     public var align = false
     public var minSharpness = 0.0
     public var jobs: Int?
-    public var detectSize = 1024
+    /// nil: the detector's own default (`effectiveDetectSize`).
+    public var detectSize: Int?
     public var minNeighbors = 4
     public var maxPixels = 200_000_000
     public var include: [String] = []
@@ -74,6 +75,9 @@ public struct Options: Sendable, Equatable {
 
     /// `--jobs`, or the number of active cores.
     public var effectiveJobs: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    /// YuNet finds faces down to about 10 px, so 640 px reaches faces of 1/64
+    /// of the long side; the cascades' 20 px window needs 1024 px for about the same.
+    public var effectiveDetectSize: Int { detectSize ?? (detector == .yunet ? 640 : 1024) }
 }
 
 /// One command-line option: its names, value, help, and what it does. The
@@ -157,7 +161,7 @@ public enum OptionTable {
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
             $0.minNeighbors = try int($1, "--min-neighbors", 1...100)
         },
-        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024).") {
+        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024; 640 with --detector yunet).") {
             $0.detectSize = try int($1, "--detect-size", 64...16384)
         },
         .value(["-j", "--jobs"], "N", "Photos processed at once (default: number of cores).") {

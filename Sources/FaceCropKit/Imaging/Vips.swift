@@ -83,14 +83,16 @@ final class PhotoBytes {
 }
 
 /// What a photo's header says, read without decoding pixels.
-struct PhotoHeader: Sendable, Equatable {
+struct PhotoHeader: Sendable {
     /// Upright size, EXIF orientation applied.
-    var width: Int
-    var height: Int
-    var storedWidth: Int
-    var storedHeight: Int
-    var orientation: Int
-    var loader: String
+    var width: Int { Int(raw.width) }
+    var height: Int { Int(raw.height) }
+    var storedWidth: Int { Int(raw.stored_width) }
+    var storedHeight: Int { Int(raw.stored_height) }
+    var orientation: Int { Int(raw.orientation) }
+    let loader: String
+    /// As the shim read it, handed back to it for the decodes.
+    fileprivate let raw: CVipsShim_Header
 }
 
 /// A decoded (or lazily decodable) upright image. Not thread-safe: owned by
@@ -124,31 +126,27 @@ final class Picture {
         let loader = withUnsafeBytes(of: header.loader) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        return PhotoHeader(
-            width: Int(header.width), height: Int(header.height),
-            storedWidth: Int(header.stored_width), storedHeight: Int(header.stored_height),
-            orientation: Int(header.orientation), loader: loader)
+        return PhotoHeader(loader: loader, raw: header)
     }
 
     /// Decodes the photo upright to fit in `maxWidth` x `maxHeight`, never
-    /// enlarging, with shrink-on-load where the format has it.
+    /// enlarging. JPEG and WebP are reduced by the decoder itself as far as
+    /// that keeps at least `minScale` of the upright size; the rest of the way
+    /// is a resize. `minScale` >= 1: decoded whole, into memory, now.
     static func load(
-        _ bytes: PhotoBytes, fittingIn maxWidth: Int, _ maxHeight: Int, maxPixels: Int,
+        _ bytes: PhotoBytes, header: PhotoHeader, minScale: Double, fittingIn maxWidth: Int, _ maxHeight: Int,
         source: String
     ) throws(FaceCropError) -> Picture {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
+        var raw = header.raw
         let status = bytes.withBytes {
-            CVipsShim_LoadFitting(
-                $0.baseAddress, $0.count, Int32(clamping: maxWidth), Int32(clamping: maxHeight),
-                Int64(maxPixels), &handle, &message)
+            CVipsShim_LoadScaled(
+                $0.baseAddress, $0.count, &raw, minScale, Int32(clamping: maxWidth), Int32(clamping: maxHeight),
+                &handle, &message)
         }
         guard status == 0, let handle else {
-            let reason = takeMessage(message, fallback: "could not decode")
-            if status == CVipsShim_TooLarge.rawValue {
-                throw .tooLarge(source, reason: reason)
-            }
-            throw .decodeFailed(source, reason: reason)
+            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
         }
         return Picture(handle: handle, bytes: bytes)
     }

@@ -73,7 +73,7 @@ public struct CropSettings: Sendable, Equatable {
         pad = options.pad
         format = options.format
         quality = options.quality
-        detectSize = options.detectSize
+        detectSize = options.effectiveDetectSize
         minNeighbors = options.minNeighbors
         maxPixels = options.maxPixels
         detector = options.detector
@@ -177,22 +177,24 @@ struct PhotoProcessor: Sendable {
             sha256: sha256)
 
         // Detect on a small upright decode; it stays in memory because the
-        // crops may be cut from it too. JPEG and WebP shrink while they load;
-        // other formats (HEIC, PNG, TIFF, AVIF) can only be decoded whole, so
-        // they are decoded once, at full size, the detection copy is made
-        // from that and the crops are cut from it: one decode, not two.
+        // crops may be cut from it too. JPEG and WebP shrink while they load:
+        // the detection decode is the decoder's own reduction that keeps at
+        // least 3/4 of --detect-size (4032 px -> 1008 px, a 1/4 decode),
+        // resized only when it is still larger. Other formats (HEIC, PNG,
+        // TIFF, AVIF) can only be decoded whole, so they are decoded once, at
+        // full size, the detection copy is made from that and the crops are
+        // cut from it: one decode, not two.
         let shrinksOnLoad = header.loader.hasPrefix("jpegload") || header.loader.hasPrefix("webpload")
+        let detectScale = min(1, Double(settings.detectSize) / Double(max(header.width, header.height)))
         var whole: Picture?
         let small: Picture
         if shrinksOnLoad {
             small = try Picture.load(
-                bytes, fittingIn: settings.detectSize, settings.detectSize, maxPixels: 0, source: source)
+                bytes, header: header, minScale: detectScale * 0.75, fittingIn: settings.detectSize,
+                settings.detectSize, source: source)
         } else {
             let decoded = try fullDecodes.admit(pixels: header.storedWidth * header.storedHeight) { () throws(FaceCropError) in
-                let picture = try Picture.load(
-                    bytes, fittingIn: header.width, header.height, maxPixels: 0, source: source)
-                try picture.materialize(source: source)
-                return picture
+                try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: source)
             }
             whole = decoded
             small = try decoded.fitting(settings.detectSize, settings.detectSize, source: source)
@@ -248,10 +250,13 @@ struct PhotoProcessor: Sendable {
         } else if let whole {
             picture = whole
         } else {
-            picture = try Picture.load(
-                bytes, fittingIn: Int((Double(full.width) * needed).rounded(.up)),
-                Int((Double(full.height) * needed).rounded(.up)), maxPixels: 0, source: source)
-            if squares.count > 1 { try picture.materialize(source: source) }
+            // The decoder's reduction that still has every crop's
+            // resolution; each crop is resized from it on its own.
+            let pixels = Double(header.storedWidth * header.storedHeight) * min(1, needed * needed)
+            picture = try fullDecodes.admit(pixels: Int(pixels)) { () throws(FaceCropError) in
+                try Picture.load(
+                    bytes, header: header, minScale: min(needed, 1), fittingIn: full.width, full.height, source: source)
+            }
         }
         let sx = Double(picture.width) / Double(full.width)
         let sy = Double(picture.height) / Double(full.height)
