@@ -160,6 +160,8 @@ public enum FaceCropCommand {
         // Failed photos are tried again on every run, but for --check an
         // unchanged photo that failed before is as up to date as any other.
         let plan = Plan(found: found, loaded: loaded, overwrite: options.overwrite, retryErrors: !options.check, output: output)
+        let labels = found.labels
+        found = PhotoFinder.Found()  // the plan has every photo now
 
         if readOnly {
             return report(plan, options: options, output: output, store: store, loaded: loaded, settingsHash: settingsHash)
@@ -167,10 +169,12 @@ public enum FaceCropCommand {
 
         while detectors.count < jobs { detectors.append(try Detector(config)) }
         let journal: Journal
+        let state: StateWriter
         do throws(WriteFailure) {
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
             journal = try Journal(path: store.journalPath, settingsHash: settingsHash)
+            state = try store.writer(settingsHash: settingsHash, settings: describedSettings, temporaries: temporaries)
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
@@ -181,15 +185,20 @@ public enum FaceCropCommand {
             throw .outputUnusable(output, reason: error.reason)
         }
         var processor = PhotoProcessor(settings: settings, outputRoot: output, temporaries: temporaries)
-        processor.labels = found.labels
+        processor.labels = labels
         processor.journal = journal
         let pipeline = Pipeline(processor: processor, detectors: detectors, stop: stop)
         let progress = Progress(total: plan.items.count, showBar: !options.quiet && Terminal.stderrIsTerminal)
         var counts = RunCounts()
-        var records: [PhotoRecord] = []
+        // Crops of the last run no photo has made again (yet): pruned at the end.
+        var unclaimed = loaded.written
+        // Items recorded so far; they are delivered in plan order.
+        var recorded = 0
         var writeFailure: WriteFailure?
 
         var full: FaceCropError?
+        // Each record goes to the state file and the manifest as it arrives,
+        // in manifest order; none is kept in memory.
         let completed = await pipeline.run(plan.items) { record, kept in
             if case .outputFull? = record.error {
                 // Every further write would fail: stop here. The photo is
@@ -198,9 +207,11 @@ public enum FaceCropCommand {
                 return false
             }
             counts.add(record, reused: kept)
-            records.append(record)
+            unclaimed.subtract(record.crops)
+            recorded += 1
             await progress.record(record)
             do throws(WriteFailure) {
+                try state.append(record)
                 try manifest.append(record)
                 return true
             } catch {
@@ -212,20 +223,19 @@ public enum FaceCropCommand {
 
         var removed = 0
         if completed && writeFailure == nil && options.prune {
-            removed = prune(loaded.written.subtracting(records.flatMap(\.crops)), in: output)
-        }
-        // Photos a stopped run did not reach keep their earlier records, so
-        // the next run can still reuse them.
-        var remembered = records
-        if !completed {
-            let done = Set(records.map(\.key))
-            remembered += plan.earlier.filter { !done.contains($0.key) }
-            remembered.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+            removed = prune(unclaimed, in: output)
         }
         if writeFailure == nil {
             do throws(WriteFailure) {
+                // Photos a stopped run did not reach keep their earlier
+                // records, so the next run can still reuse them.
+                if !completed {
+                    for item in plan.items[recorded...] {
+                        if let record = plan.earlier(item, loaded: loaded) { try state.append(record) }
+                    }
+                }
                 try manifest.commit()
-                try store.commit(remembered, settingsHash: settingsHash, settings: describedSettings, temporaries: temporaries)
+                try state.commit()
             } catch {
                 writeFailure = error
             }
@@ -247,7 +257,7 @@ public enum FaceCropCommand {
         if writeFailure == nil, completed {
             finisherFailures = await Finishers.run(
                 FinishedRun(
-                    output: output, options: options, records: remembered, stats: stats.json, temporaries: temporaries,
+                    output: output, options: options, records: store.records, stats: stats.json, temporaries: temporaries,
                     stop: stop, ffmpeg: ffmpeg))
             for failure in finisherFailures { Terminal.stderr("facecrop: error: \(failure)\n") }
         }
@@ -327,14 +337,16 @@ public enum FaceCropCommand {
 /// keep, which photos are gone.
 struct Plan {
     var items: [WorkItem] = []
-    /// Earlier records (this settings hash) of the photos still present.
-    var earlier: [PhotoRecord] = []
     /// Photos recorded before and not found now (label/source).
     var gone: [String] = []
     /// Why a photo with an earlier record is processed again, by key.
     var reasons: [String: String] = [:]
 
+    /// --overwrite: no earlier record is kept.
+    var overwrite = false
+
     init(found: PhotoFinder.Found, loaded: StateStore.Loaded, overwrite: Bool, retryErrors: Bool, output: String) {
+        self.overwrite = overwrite
         var present: Set<String> = []
         for photo in found.photos {
             let key = StateStore.key(label: photo.label, source: photo.source)
@@ -344,7 +356,6 @@ struct Plan {
                 items.append(.photo(photo, previous: nil))
                 continue
             }
-            earlier.append(record)
             let cropsThere = record.crops.allSatisfy { access(output + "/" + $0, F_OK) == 0 }
             if record.status == .error && (retryErrors || record.sha256 == nil) {
                 reasons[key] = "failed before"
@@ -365,6 +376,15 @@ struct Plan {
         gone = loaded.records.values.filter { !present.contains($0.key) }
             .map { PhotoFinder.join($0.label, $0.source) }
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The earlier record a stopped run keeps for an item it did not reach.
+    func earlier(_ item: WorkItem, loaded: StateStore.Loaded) -> PhotoRecord? {
+        switch item {
+        case .kept(let record): record
+        case .photo(let photo, _): overwrite ? nil : loaded.records[StateStore.key(label: photo.label, source: photo.source)]
+        case .problem: nil
+        }
     }
 
     /// Whether the photo's bytes hash to the record's (reads the file).

@@ -129,7 +129,7 @@ enum MergeCommand {
             var options = Options()
             options.output = output
             let failures = await Finishers.run(
-                FinishedRun(output: output, options: options, records: records, stats: stats.json, temporaries: temporaries, stop: stop))
+                FinishedRun(output: output, options: options, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop))
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
             return counts.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
         } catch {

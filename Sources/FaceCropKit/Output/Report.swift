@@ -114,7 +114,7 @@ enum Report {
         """
 
     private static func head(_ run: FinishedRun, page: Int, pages: Int) -> String {
-        let photos = run.stats["photos"]?.intValue ?? run.records.count
+        let photos = run.stats["photos"]?.intValue ?? 0
         let faces = run.stats["faces"]?.intValue ?? 0
         var title = "facecrop report: \(photos) photos, \(faces) faces"
         if pages > 1 { title += " (page \(page) of \(pages))" }

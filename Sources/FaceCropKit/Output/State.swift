@@ -152,14 +152,81 @@ struct StateStore {
         try AtomicFile.makeFolder(temporaryFolder)
     }
 
+    /// Starts the state file of a run: records are appended as photos finish
+    /// (in manifest order), so nothing per photo is kept in memory.
+    func writer(settingsHash: String, settings: JSON, temporaries: TemporaryFiles) throws(WriteFailure) -> StateWriter {
+        try StateWriter(store: self, settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+    }
+
     /// Writes the state file for `records` (in manifest order) and drops the journal.
     func commit(_ records: [PhotoRecord], settingsHash: String, settings: JSON, temporaries: TemporaryFiles) throws(WriteFailure) {
-        var text = JSON.object([
-            ("settings_hash", .string(settingsHash)), ("version", .string(OptionTable.version)), ("settings", settings),
-        ]).serialized() + "\n"
-        for record in records { text += record.json.serialized() + "\n" }
-        try AtomicFile.write(Array(text.utf8), to: statePath, temporaries: temporaries)
+        let writer = try writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        for record in records { try writer.append(record) }
+        try writer.commit()
+    }
+
+    /// The records of the state file as written, read one line at a time.
+    var records: StateRecords { StateRecords(path: statePath) }
+}
+
+/// The state file being written: under a temporary name until `commit`,
+/// which puts it in place and drops the journal (the state now holds all).
+final class StateWriter {
+    private let lines: ManifestWriter
+    private let journalPath: String
+
+    fileprivate init(store: StateStore, settingsHash: String, settings: JSON, temporaries: TemporaryFiles)
+        throws(WriteFailure)
+    {
+        lines = try ManifestWriter(outputRoot: store.root, name: (store.statePath as NSString).lastPathComponent, temporaries: temporaries)
+        journalPath = store.journalPath
+        try lines.appendLine(
+            JSON.object([
+                ("settings_hash", .string(settingsHash)), ("version", .string(OptionTable.version)), ("settings", settings),
+            ]).serialized())
+    }
+
+    func append(_ record: PhotoRecord) throws(WriteFailure) {
+        try lines.appendLine(record.json.serialized())
+    }
+
+    func commit() throws(WriteFailure) {
+        try lines.commit()
         unlink(journalPath)
+    }
+}
+
+/// A state file's records in file order, parsed one line at a time: the
+/// steps after a run go through 100,000 photos without holding them.
+struct StateRecords: Sequence, Sendable {
+    let path: String
+
+    func makeIterator() -> Iterator { Iterator(file: fopen(path, "r")) }
+
+    final class Iterator: IteratorProtocol {
+        private let file: UnsafeMutablePointer<FILE>?
+        private var line: UnsafeMutablePointer<CChar>?
+        private var capacity = 0
+
+        fileprivate init(file: UnsafeMutablePointer<FILE>?) { self.file = file }
+
+        deinit {
+            if let file { fclose(file) }
+            free(line)
+        }
+
+        func next() -> PhotoRecord? {
+            guard let file else { return nil }
+            while true {
+                let length = getline(&line, &capacity, file)
+                guard length > 0, let line else { return nil }
+                let data = Data(bytes: line, count: length)
+                guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let record = PhotoRecord(object)
+                else { continue }  // the header line
+                return record
+            }
+        }
     }
 }
 

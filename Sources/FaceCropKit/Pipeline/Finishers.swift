@@ -4,8 +4,8 @@ import Foundation
 struct FinishedRun: Sendable {
     var output: String
     var options: Options
-    /// Every photo's record, in manifest order.
-    var records: [PhotoRecord]
+    /// Every photo's record, in manifest order, read from the state file.
+    var records: StateRecords
     /// stats.json as written.
     var stats: JSON
     var temporaries: TemporaryFiles
