@@ -534,13 +534,11 @@ failed:
     return fail(CVipsShim_DecodeFailed, message, "could not make tile");
 }
 
-int CVipsShim_SheetEncode(CVipsShim_Image *const *tiles, int count, int across, void **bytes,
-                          size_t *length, char **message) {
-    if (!tiles || count < 1 || across < 1 || !bytes || !length) {
-        return fail(CVipsShim_BadArgument, message, "bad arguments to SheetEncode");
+int CVipsShim_SheetSave(CVipsShim_Image *const *tiles, int count, int across, const char *path,
+                        char **message) {
+    if (!tiles || count < 1 || across < 1 || !path) {
+        return fail(CVipsShim_BadArgument, message, "bad arguments to SheetSave");
     }
-    *bytes = NULL;
-    *length = 0;
     VipsImage **images = g_new0(VipsImage *, count);
     for (int i = 0; i < count; i++) {
         if (!tiles[i] || !tiles[i]->image) {
@@ -556,9 +554,11 @@ int CVipsShim_SheetEncode(CVipsShim_Image *const *tiles, int count, int across, 
     vips_area_unref(VIPS_AREA(background));
     g_free(images);
     if (status != 0) return fail(CVipsShim_DecodeFailed, message, "could not join tiles");
-    status = vips_pngsave_buffer(sheet, bytes, length, "strip", TRUE, "compression", 6, NULL);
+    // Straight to the file, a strip at a time: the encoded sheet is never
+    // held in memory as well as its tiles.
+    status = vips_pngsave(sheet, path, "strip", TRUE, "compression", 6, NULL);
     unref(sheet);
-    if (status != 0) return fail(CVipsShim_EncodeFailed, message, "could not encode sheet");
+    if (status != 0) return fail(CVipsShim_EncodeFailed, message, "could not write sheet");
     return CVipsShim_OK;
 }
 

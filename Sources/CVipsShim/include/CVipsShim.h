@@ -143,9 +143,9 @@ int CVipsShim_SheetTile(const char *path, int side, long number, CVipsShim_Image
                         char **message);
 
 /// Joins `count` tiles into a grid `across` tiles wide, 2 pixels apart, and
-/// encodes it as PNG. Free `*bytes` with CVipsShim_Free.
-int CVipsShim_SheetEncode(CVipsShim_Image *const *tiles, int count, int across, void **bytes,
-                          size_t *length, char **message);
+/// writes it as a PNG file at `path`.
+int CVipsShim_SheetSave(CVipsShim_Image *const *tiles, int count, int across, const char *path,
+                        char **message);
 
 void CVipsShim_ImageFree(CVipsShim_Image *image);
 

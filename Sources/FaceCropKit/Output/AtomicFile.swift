@@ -101,6 +101,22 @@ enum AtomicFile {
         }
     }
 
+    /// Has `fill` write the file at the temporary path it is given (returning
+    /// nil, or why it could not), then renames it into place.
+    static func write(to path: String, temporaries: TemporaryFiles, _ fill: (String) -> String?) throws(WriteFailure) {
+        let temporary = temporaries.make(for: path)
+        defer { temporaries.forget(temporary) }
+        if let reason = fill(temporary) {
+            unlink(temporary)
+            throw WriteFailure(reason: reason)
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw WriteFailure(reason: systemError(code), code: code)
+        }
+    }
+
     private static func writeAll(_ bytes: [UInt8], to path: String) throws(WriteFailure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteFailure(reason: systemError(errno), code: errno) }

@@ -70,15 +70,12 @@ enum ContactSheet {
                     tiles.append(blank)
                 }
             }
-            do throws(FaceCropError) {
-                let bytes = try SheetTile.encodeSheet(tiles, across: columns(forTiles: tiles.count))
-                do throws(WriteFailure) {
-                    try AtomicFile.write(bytes, to: run.output + "/" + name, temporaries: run.temporaries)
-                } catch {
-                    failures.append("contact sheet: cannot write '\(name)': \(error.reason)")
+            do throws(WriteFailure) {
+                try AtomicFile.write(to: run.output + "/" + name, temporaries: run.temporaries) { path in
+                    SheetTile.saveSheet(tiles, across: columns(forTiles: tiles.count), to: path)
                 }
             } catch {
-                failures.append("contact sheet: '\(name)': \(error.reason)")
+                failures.append("contact sheet: cannot write '\(name)': \(error.reason)")
             }
         }
         return (names, failures)
@@ -111,19 +108,13 @@ final class SheetTile {
 
     deinit { CVipsShim_ImageFree(handle) }
 
-    /// The tiles joined `across` wide, as PNG bytes.
-    static func encodeSheet(_ tiles: [SheetTile], across: Int) throws(FaceCropError) -> [UInt8] {
+    /// Writes the tiles joined `across` wide as a PNG file; returns why it could not.
+    static func saveSheet(_ tiles: [SheetTile], across: Int, to path: String) -> String? {
         var handles: [OpaquePointer?] = tiles.map(\.handle)
-        var bytes: UnsafeMutableRawPointer?
-        var length = 0
         var message: UnsafeMutablePointer<CChar>?
         let status = withExtendedLifetime(tiles) {
-            CVipsShim_SheetEncode(&handles, Int32(handles.count), Int32(across), &bytes, &length, &message)
+            CVipsShim_SheetSave(&handles, Int32(handles.count), Int32(across), path, &message)
         }
-        guard status == 0, let bytes else {
-            throw .libraryFailed(takeMessage(message, fallback: "could not encode sheet"))
-        }
-        defer { CVipsShim_Free(bytes) }
-        return [UInt8](UnsafeRawBufferPointer(start: bytes, count: length))
+        return status == 0 ? nil : takeMessage(message, fallback: "could not write sheet")
     }
 }
