@@ -63,6 +63,10 @@ int CVipsShim_Init(const char *argv0, int concurrency, int cache_max, char **mes
     return CVipsShim_OK;
 }
 
+void CVipsShim_TrimMemory(void) {
+    malloc_trim(0);
+}
+
 void CVipsShim_TuneMalloc(int mmap_threshold, int arenas) {
     mallopt(M_MMAP_THRESHOLD, mmap_threshold);
     mallopt(M_ARENA_MAX, arenas);

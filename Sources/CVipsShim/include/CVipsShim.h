@@ -40,6 +40,9 @@ int CVipsShim_Init(const char *argv0, int concurrency, int cache_max, char **mes
 /// is not part of Swift's Glibc module.)
 void CVipsShim_TuneMalloc(int mmap_threshold, int arenas);
 
+/// Gives the free memory malloc holds back to the system (malloc_trim).
+void CVipsShim_TrimMemory(void);
+
 /// Facts from a photo's header, read without decoding the pixels.
 typedef struct {
     /// Stored size, before the EXIF orientation is applied.

@@ -1,4 +1,6 @@
+import CVipsShim
 import Foundation
+import Synchronization
 
 /// One face crop written for a photo.
 public struct FaceCrop: Sendable, Equatable {
@@ -103,7 +105,16 @@ struct PhotoProcessor: Sendable {
     /// Processes one photo into its record. `previous` is what an earlier run
     /// recorded for it (same settings) when its size or time changed: if the
     /// content is the same, that record is kept and nothing is decoded.
+    private static let finished = Atomic<Int>(0)
+
     func process(_ photo: Photo, previous: PhotoRecord?, with detector: Detector) -> PhotoRecord {
+        // A photo's images are freed by now; every few photos give malloc's
+        // free pages back, or the heap's holes add up over a long run (RSS
+        // crept up ~6 KB a photo without this; after every photo it costs
+        // ~7 % more CPU, after every 8th about nothing).
+        defer {
+            if Self.finished.add(1, ordering: .relaxed).newValue % 8 == 0 { CVipsShim_TrimMemory() }
+        }
         var outcome = diagnosis.shared { attempt(photo, previous: previous, with: detector) }
         switch outcome {
         case .fresh(let fresh):
