@@ -82,6 +82,11 @@ final class Detector: @unchecked Sendable {
     private let eye: Cascade?
     private let eyeglasses: Cascade?
     private let people: People?
+    /// `--person-only` with faces: upper bodies found by the cascade count as
+    /// people too.
+    private let upperBodies: Cascade?
+    /// `--target catface`: Debian's three cat face cascades, voting.
+    private let catFaces: CascadeVote?
     private let yunet: YuNet?
 
     init(_ config: DetectorConfig) throws(FaceCropError) {
@@ -98,6 +103,16 @@ final class Detector: @unchecked Sendable {
         eye = eyes ? try load("haarcascade_eye.xml") : nil
         eyeglasses = eyes ? try load("haarcascade_eye_tree_eyeglasses.xml") : nil
         people = config.needsPeople || config.target == .body ? try People() : nil
+        upperBodies = config.needsPeople && faces ? try load("haarcascade_upperbody.xml") : nil
+        if config.target == .catface, let primary {
+            let lbp = ((config.cascadeFolder as NSString).deletingLastPathComponent as NSString)
+                .appendingPathComponent("lbpcascades/lbpcascade_frontalcatface.xml")
+            catFaces = CascadeVote(
+                cascades: [primary, try load("haarcascade_frontalcatface.xml"), try Cascade(path: lbp)],
+                minNeighbors: config.minNeighbors, minVotes: 3, workSide: 400)
+        } else {
+            catFaces = nil
+        }
         if config.kind == .yunet && faces {
             guard let path = config.modelPath else {
                 throw .modelUnavailable("", reason: "no model file given")
@@ -123,10 +138,24 @@ final class Detector: @unchecked Sendable {
             }
         case .body:
             // HOG finds standing people far more reliably than the full-body cascade.
-            return try findPeople(in: gray, source: source).map { Found(box: $0.box, score: $0.score, eyes: nil) }
+            return try (people?.detect(gray, source: source) ?? []).map { Found(box: $0.box, score: $0.score, eyes: nil) }
                 .filter { max($0.box.width, $0.box.height) >= minSide }
-        case .upperbody, .catface:
+        case .upperbody:
             return try single(gray, minSide: minSide, source: source)
+        case .catface:
+            return try catFaceVote(gray, minSide: minSide, source: source)
+        }
+    }
+
+    /// Cat faces: the extended and plain Haar cat face cascades and the LBP
+    /// one, each on the photo and its mirror image (six passes), searched at
+    /// 400 px on the long side, where fur is smooth enough for the cascades
+    /// and a frame-filling face still fits. A box needs three passes; its
+    /// score is the share of passes that found it.
+    private func catFaceVote(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+        guard let catFaces else { return [] }
+        return try catFaces.detect(in: gray, minSide: minSide, source: source).map {
+            Found(box: $0.box, score: (Double($0.votes) / Double(catFaces.passes) * 10_000).rounded() / 10_000, eyes: nil)
         }
     }
 
@@ -235,10 +264,22 @@ final class Detector: @unchecked Sendable {
             .filter { max($0.box.width, $0.box.height) >= minSide }
     }
 
-    /// People found by the HOG detector, in `gray`'s pixels.
+    /// People found by the HOG detector, in `gray`'s pixels, and, with
+    /// `--person-only` and faces as the target, the people the upper-body cascade implies: a head and
+    /// shoulders box is the top of a person as wide as it and three times
+    /// as tall (people cut at the waist, seated or turned, whom HOG misses).
     func findPeople(in gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
-        guard let people else { return [] }
-        return try people.detect(gray, source: source)
+        var found: [(box: PixelRect, score: Double)] = []
+        if let people { found = try people.detect(gray, source: source) }
+        if let upperBodies {
+            var parameters = Cascade.Parameters()
+            parameters.scaleFactor = 1.05
+            parameters.minNeighbors = 4
+            found += try upperBodies.detect(in: gray, parameters, source: source).map {
+                (PixelRect(x: $0.box.x, y: $0.box.y, width: $0.box.width, height: $0.box.height * 3), $0.score)
+            }
+        }
+        return found
     }
 
     /// Sharpness of a box of `gray` (variance of the Laplacian at 96 x 96).
