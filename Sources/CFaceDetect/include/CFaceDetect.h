@@ -167,8 +167,13 @@ int CFaceDetect_PeopleNew(CFaceDetect_People **people, char **message);
 
 /// Finds standing people in 8-bit grayscale pixels. `hit_threshold` is the SVM
 /// margin (0 is OpenCV's default; higher is surer). Boxes' `score` is the margin.
+/// With `past_frame`, a second pass searches a copy shrunk to at most 512 px
+/// on the long side and extended past every edge (its edge pixels repeated,
+/// by 15 % of the long side at the top and sides and 30 % at the bottom), so
+/// that people cut by the frame at the waist or knees, or filling it, are
+/// found too: their boxes may reach outside the image.
 int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_t *gray, int width,
-                             int height, size_t stride, double hit_threshold,
+                             int height, size_t stride, double hit_threshold, int past_frame,
                              CFaceDetect_Box **boxes, size_t *count, char **message);
 
 void CFaceDetect_PeopleClose(CFaceDetect_People *people);

@@ -270,16 +270,22 @@ final class Detector: @unchecked Sendable {
     /// as tall (people cut at the waist, seated or turned, whom HOG misses).
     func findPeople(in gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
         var found: [(box: PixelRect, score: Double)] = []
-        if let people { found = try people.detect(gray, source: source) }
+        if let people { found = try people.detect(gray, pastFrame: true, source: source) }
         if let upperBodies {
             var parameters = Cascade.Parameters()
             parameters.scaleFactor = 1.05
             parameters.minNeighbors = 4
             found += try upperBodies.detect(in: gray, parameters, source: source).map {
-                (PixelRect(x: $0.box.x, y: $0.box.y, width: $0.box.width, height: $0.box.height * 3), $0.score)
+                (Self.person(aboveWaist: $0.box), $0.score)
             }
         }
         return found
+    }
+
+    /// The person an upper-body box implies: the box is the head, shoulders
+    /// and chest, the top third of someone as wide as it.
+    static func person(aboveWaist box: PixelRect) -> PixelRect {
+        PixelRect(x: box.x, y: box.y, width: box.width, height: box.height * 3)
     }
 
     /// Sharpness of a box of `gray` (variance of the Laplacian at 96 x 96).
@@ -307,13 +313,18 @@ final class People {
 
     deinit { CFaceDetect_PeopleClose(handle) }
 
-    func detect(_ gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
+    /// `pastFrame`: also find people cut by the frame (see CFaceDetect_PeopleDetect);
+    /// their boxes may reach outside `gray`.
+    func detect(_ gray: GrayImage, pastFrame: Bool = false, source: String) throws(FaceCropError)
+        -> [(box: PixelRect, score: Double)]
+    {
         var boxes: UnsafeMutablePointer<CFaceDetect_Box>?
         var count = 0
         var message: UnsafeMutablePointer<CChar>?
         let status = gray.pixels.withUnsafeBufferPointer {
             CFaceDetect_PeopleDetect(
-                handle, $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, 0, &boxes, &count, &message)
+                handle, $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, 0, pastFrame ? 1 : 0, &boxes, &count,
+                &message)
         }
         guard status == 0 else {
             throw .detectionFailed(source, reason: takeCMessage(message, fallback: "people detection failed"))
