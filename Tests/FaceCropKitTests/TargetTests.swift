@@ -160,18 +160,36 @@ struct TargetTests {
         #expect(lines["coffee.jpg"]?.map { $0["status"] as? String } == ["no_face"])
     }
 
-    @Test func anUpperBodyImpliesAPersonWhoseFaceCounts() {
-        // Head and shoulders found at (100, 50), 90 x 75: the person is as wide
-        // and three times as tall; a face in the box's top counts, one beside
-        // it or below the chest does not (the photo is large, so none of
-        // these faces is portrait-sized).
-        let person = Detector.person(aboveWaist: PixelRect(x: 100, y: 50, width: 90, height: 75))
-        #expect(person == PixelRect(x: 100, y: 50, width: 90, height: 225))
-        let face = PixelRect(x: 130, y: 60, width: 30, height: 30)
-        #expect(PersonRule.counts(face, target: .face, people: [person], width: 2000, height: 1500))
-        #expect(!PersonRule.counts(PixelRect(x: 300, y: 60, width: 30, height: 30), target: .face, people: [person], width: 2000, height: 1500))
-        #expect(!PersonRule.counts(PixelRect(x: 130, y: 200, width: 30, height: 30), target: .face, people: [person], width: 2000, height: 1500))
-        // A face wider than half the box is not this person's.
-        #expect(!PersonRule.counts(PixelRect(x: 100, y: 50, width: 60, height: 60), target: .face, people: [person], width: 2000, height: 1500))
+    @Test func aPersonCutByTheFrameStillPlacesTheFace() {
+        // The HOG pass past the frame finds a man seen to the knees in a
+        // 640 x 480 photo as a box reaching past the left and bottom edges.
+        let person = PixelRect(x: -39, y: 46, width: 241, height: 482)
+        // His 39 px face (under 1/8 of the shorter side: not a portrait) is
+        // in the top third of that box: it counts.
+        #expect(PersonRule.counts(PixelRect(x: 73, y: 91, width: 39, height: 39), target: .face, people: [person], width: 640, height: 480))
+        // Without the person it does not.
+        #expect(!PersonRule.counts(PixelRect(x: 73, y: 91, width: 39, height: 39), target: .face, people: [], width: 640, height: 480))
+        // A face at his knees, or wider than half the box, is not his.
+        #expect(!PersonRule.counts(PixelRect(x: 73, y: 400, width: 39, height: 39), target: .face, people: [person], width: 640, height: 480))
+        #expect(!PersonRule.counts(PixelRect(x: 0, y: 60, width: 130, height: 130), target: .face, people: [person], width: 1600, height: 1200))
+    }
+
+    @Test func personOnlyKeepsAManCutAtTheKnees() throws {
+        // basketball1.png: the man on the left is seen to his shoes but the
+        // one on the right is cut at the waist; the left man's 39 px face is
+        // under 1/8 of the frame. Only the HOG pass past the frame finds him.
+        let (work, photos) = try photos(["people/basketball1.png", "noface/coffee.jpg", "noface/rocket.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let output = work.appendingPathComponent("dataset")
+        let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--person-only", "--min-face", "24"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = bySource(try readManifest(output))
+        let faces = lines["basketball1.png"] ?? []
+        #expect(faces.count == 1, "\(faces)")
+        #expect(faces.first?["status"] as? String == "ok")
+        let box = try #require(rect(faces.first?["bbox"]))
+        #expect(intersectionOverUnion(box, PixelRect(x: 73, y: 91, width: 39, height: 39)) >= 0.5, "\(box)")
+        #expect(lines["coffee.jpg"]?.first?["crop"] == nil)
+        #expect(lines["rocket.jpg"]?.first?["crop"] == nil)
     }
 }

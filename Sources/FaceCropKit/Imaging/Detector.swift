@@ -82,9 +82,6 @@ final class Detector: @unchecked Sendable {
     private let eye: Cascade?
     private let eyeglasses: Cascade?
     private let people: People?
-    /// `--person-only` with faces: upper bodies found by the cascade count as
-    /// people too.
-    private let upperBodies: Cascade?
     /// `--target catface`: Debian's three cat face cascades, voting.
     private let catFaces: CascadeVote?
     private let yunet: YuNet?
@@ -103,7 +100,6 @@ final class Detector: @unchecked Sendable {
         eye = eyes ? try load("haarcascade_eye.xml") : nil
         eyeglasses = eyes ? try load("haarcascade_eye_tree_eyeglasses.xml") : nil
         people = config.needsPeople || config.target == .body ? try People() : nil
-        upperBodies = config.needsPeople && faces ? try load("haarcascade_upperbody.xml") : nil
         if config.target == .catface, let primary {
             let lbp = ((config.cascadeFolder as NSString).deletingLastPathComponent as NSString)
                 .appendingPathComponent("lbpcascades/lbpcascade_frontalcatface.xml")
@@ -264,28 +260,13 @@ final class Detector: @unchecked Sendable {
             .filter { max($0.box.width, $0.box.height) >= minSide }
     }
 
-    /// People found by the HOG detector, in `gray`'s pixels, and, with
-    /// `--person-only` and faces as the target, the people the upper-body cascade implies: a head and
-    /// shoulders box is the top of a person as wide as it and three times
-    /// as tall (people cut at the waist, seated or turned, whom HOG misses).
+    /// People found by the HOG detector, in `gray`'s pixels: on `gray` as
+    /// it is, and on a shrunk copy extended past the frame, so that people cut
+    /// at the waist or knees, or filling the photo, are found too (their boxes
+    /// may reach outside `gray`).
     func findPeople(in gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
-        var found: [(box: PixelRect, score: Double)] = []
-        if let people { found = try people.detect(gray, pastFrame: true, source: source) }
-        if let upperBodies {
-            var parameters = Cascade.Parameters()
-            parameters.scaleFactor = 1.05
-            parameters.minNeighbors = 4
-            found += try upperBodies.detect(in: gray, parameters, source: source).map {
-                (Self.person(aboveWaist: $0.box), $0.score)
-            }
-        }
-        return found
-    }
-
-    /// The person an upper-body box implies: the box is the head, shoulders
-    /// and chest, the top third of someone as wide as it.
-    static func person(aboveWaist box: PixelRect) -> PixelRect {
-        PixelRect(x: box.x, y: box.y, width: box.width, height: box.height * 3)
+        guard let people else { return [] }
+        return try people.detect(gray, pastFrame: true, source: source)
     }
 
     /// Sharpness of a box of `gray` (variance of the Laplacian at 96 x 96).
