@@ -520,7 +520,7 @@ extern "C" int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_
             cv::copyMakeBorder(shrunk, extended, pad, 2 * pad, pad, pad, cv::BORDER_REPLICATE);
             // The repeated edges make person-like stripes: this pass needs a
             // surer margin.
-            people->hog.detectMultiScale(extended, found, weights, std::max(hit_threshold, 1.0),
+            people->hog.detectMultiScale(extended, found, weights, std::max(hit_threshold, 0.2),
                                          cv::Size(8, 8), cv::Size(0, 0), 1.05, 2.0, false);
             for (size_t i = 0; i < found.size(); i++) {
                 CFaceDetect_Box box{static_cast<int>(std::lround((found[i].x - pad) / scale)),

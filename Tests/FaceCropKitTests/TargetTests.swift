@@ -167,6 +167,10 @@ struct TargetTests {
         // His 39 px face (under 1/8 of the shorter side: not a portrait) is
         // in the top third of that box: it counts.
         #expect(PersonRule.counts(PixelRect(x: 73, y: 91, width: 39, height: 39), target: .face, people: [person], width: 640, height: 480))
+        // Found only past the edges, he places faces but alone does not make
+        // the photo one of people (its status stays no_person without a face).
+        #expect(!Detector.liesInside(person, width: 640, height: 480))
+        #expect(Detector.liesInside(PixelRect(x: 400, y: 190, width: 90, height: 180), width: 640, height: 480))
         // Without the person it does not.
         #expect(!PersonRule.counts(PixelRect(x: 73, y: 91, width: 39, height: 39), target: .face, people: [], width: 640, height: 480))
         // A face at his knees, or wider than half the box, is not his.

@@ -171,7 +171,7 @@ int CFaceDetect_PeopleNew(CFaceDetect_People **people, char **message);
 /// on the long side and extended past every edge (its edge pixels repeated,
 /// by 15 % of the long side at the top and sides and 30 % at the bottom), so
 /// that people cut by the frame at the waist or knees, or filling it, are
-/// found too (with an SVM margin of at least 1): their boxes may reach
+/// found too (with an SVM margin of at least 0.2): their boxes may reach
 /// outside the image.
 int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_t *gray, int width,
                              int height, size_t stride, double hit_threshold, int past_frame,

@@ -269,6 +269,12 @@ final class Detector: @unchecked Sendable {
         return try people.detect(gray, pastFrame: true, source: source)
     }
 
+    /// Whether a person box lies wholly inside a `width` x `height` image:
+    /// found by the HOG pass on the photo as it is, not only past its edges.
+    static func liesInside(_ box: PixelRect, width: Int, height: Int) -> Bool {
+        box.x >= 0 && box.y >= 0 && box.x + box.width <= width && box.y + box.height <= height
+    }
+
     /// Sharpness of a box of `gray` (variance of the Laplacian at 96 x 96).
     static func sharpness(of box: PixelRect, in gray: GrayImage) -> Double {
         gray.pixels.withUnsafeBufferPointer {
