@@ -77,6 +77,9 @@ final class Cascade: @unchecked Sendable {
 
 /// Several cascades, each run on a photo and on its mirror image: a box
 /// counts by how many of those passes found it.
+///
+/// Not thread-safe: uses its cascades; owned by one `Detector`, which is lent
+/// to one task at a time.
 struct CascadeVote {
     var cascades: [Cascade]
     var scaleFactor = 1.05

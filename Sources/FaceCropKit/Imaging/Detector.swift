@@ -145,9 +145,9 @@ final class Detector: @unchecked Sendable {
 
     /// Cat faces: the extended and plain Haar cat face cascades and the LBP
     /// one, each on the photo and its mirror image (six passes), searched at
-    /// 400 px on the long side, where fur is smooth enough for the cascades
-    /// and a frame-filling face still fits. A box needs three passes; its
-    /// score is the share of passes that found it.
+    /// 400 px on the long side, where fur is smooth enough for the cascades.
+    /// A box needs three passes; its score is the share of passes that found
+    /// it.
     private func catFaceVote(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
         guard let catFaces else { return [] }
         return try catFaces.detect(in: gray, minSide: minSide, source: source).map {
