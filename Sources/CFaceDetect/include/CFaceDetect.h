@@ -114,6 +114,46 @@ int CFaceDetect_Ensemble(CFaceDetect_Cascade *frontal, CFaceDetect_Cascade *prof
                          int height, size_t stride, const CFaceDetect_EnsembleParams *params,
                          CFaceDetect_Candidate **candidates, size_t *count, char **message);
 
+typedef struct {
+    /// Pyramid step, > 1.
+    double scale_factor;
+    /// Raw windows each pass needs to keep a box.
+    int min_neighbors;
+    /// Smallest and largest box side searched, in pixels of the given image
+    /// (max 0: no limit).
+    int min_side;
+    int max_side;
+    /// Search the mirror image too, as a pass of its own.
+    int mirror;
+    /// Keep boxes found by at least this many passes.
+    int min_votes;
+    /// Shrink the image so that its long side is at most this many pixels
+    /// before searching (0: search it as it is). Sizes and boxes are still in
+    /// pixels of the given image.
+    int work_side;
+} CFaceDetect_VoteParams;
+
+typedef struct {
+    int x;
+    int y;
+    int width;
+    int height;
+    /// Passes (cascade and orientation) that found the box.
+    int votes;
+    /// Raw windows grouped into the box, summed over the passes.
+    int hits;
+} CFaceDetect_VoteBox;
+
+/// Runs each of `cascade_count` cascades on the equalised image (and, with
+/// `mirror`, on its mirror image): each is one pass. Boxes of different passes
+/// overlapping by more than 0.4 IoU are one box, voted for by each pass that
+/// found it. Keeps boxes with at least `min_votes` votes, most votes first,
+/// dropping any box that shares more than a quarter of its area with a box
+/// kept before it. Free `*boxes` with CFaceDetect_Free.
+int CFaceDetect_Vote(CFaceDetect_Cascade *const *cascades, size_t cascade_count, const uint8_t *gray,
+                     int width, int height, size_t stride, const CFaceDetect_VoteParams *params,
+                     CFaceDetect_VoteBox **boxes, size_t *count, char **message);
+
 /// Variance of the Laplacian of a box of 8-bit grayscale pixels, resampled to
 /// 96 x 96 first so that faces of any size compare: higher is sharper.
 /// Returns -1 when the box is empty or outside the image.
@@ -127,8 +167,14 @@ int CFaceDetect_PeopleNew(CFaceDetect_People **people, char **message);
 
 /// Finds standing people in 8-bit grayscale pixels. `hit_threshold` is the SVM
 /// margin (0 is OpenCV's default; higher is surer). Boxes' `score` is the margin.
+/// With `past_frame`, a second pass searches a copy shrunk to at most 512 px
+/// on the long side and extended past every edge (its edge pixels repeated,
+/// by 15 % of the long side at the top and sides and 30 % at the bottom), so
+/// that people cut by the frame at the waist or knees, or filling it, are
+/// found too (with an SVM margin of at least 0.2): their boxes may reach
+/// outside the image.
 int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_t *gray, int width,
-                             int height, size_t stride, double hit_threshold,
+                             int height, size_t stride, double hit_threshold, int past_frame,
                              CFaceDetect_Box **boxes, size_t *count, char **message);
 
 void CFaceDetect_PeopleClose(CFaceDetect_People *people);

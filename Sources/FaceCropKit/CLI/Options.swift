@@ -150,10 +150,10 @@ public enum OptionTable {
         .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.4 for cascade, 0.8 for yunet); higher is surer.") {
             $0.minScore = try double($1, "--min-score", 0...1)
         },
-        .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces.") {
+        .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces (three cat face cascades voting).") {
             $0.target = try choice($1, "--target")
         },
-        .flag(["--person-only"], "Crop only photos where a person is found (HOG people detector, upper-body cascade, or a portrait-sized face); others get status no_person.") { $0.personOnly = true },
+        .flag(["--person-only"], "Crop only faces placed on a person the HOG people detector finds (also past the photo's edges) or portrait-sized (1/8 of the shorter side); photos with neither get status no_person.") { $0.personOnly = true },
         .flag(["--align"], "Turn each face crop so the eyes are level (recorded as aligned and angle in the manifest).") { $0.align = true },
         .value(["--min-sharpness"], "F", "Drop faces whose sharpness (variance of the Laplacian at 96 px) is below F (default 0: keep all).") {
             $0.minSharpness = try double($1, "--min-sharpness", 0...1_000_000)

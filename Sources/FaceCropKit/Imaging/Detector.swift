@@ -82,6 +82,8 @@ final class Detector: @unchecked Sendable {
     private let eye: Cascade?
     private let eyeglasses: Cascade?
     private let people: People?
+    /// `--target catface`: Debian's three cat face cascades, voting.
+    private let catFaces: CascadeVote?
     private let yunet: YuNet?
 
     init(_ config: DetectorConfig) throws(FaceCropError) {
@@ -98,6 +100,15 @@ final class Detector: @unchecked Sendable {
         eye = eyes ? try load("haarcascade_eye.xml") : nil
         eyeglasses = eyes ? try load("haarcascade_eye_tree_eyeglasses.xml") : nil
         people = config.needsPeople || config.target == .body ? try People() : nil
+        if config.target == .catface, let primary {
+            let lbp = ((config.cascadeFolder as NSString).deletingLastPathComponent as NSString)
+                .appendingPathComponent("lbpcascades/lbpcascade_frontalcatface.xml")
+            catFaces = CascadeVote(
+                cascades: [primary, try load("haarcascade_frontalcatface.xml"), try Cascade(path: lbp)],
+                minNeighbors: config.minNeighbors, minVotes: 3, workSide: 400)
+        } else {
+            catFaces = nil
+        }
         if config.kind == .yunet && faces {
             guard let path = config.modelPath else {
                 throw .modelUnavailable("", reason: "no model file given")
@@ -123,10 +134,24 @@ final class Detector: @unchecked Sendable {
             }
         case .body:
             // HOG finds standing people far more reliably than the full-body cascade.
-            return try findPeople(in: gray, source: source).map { Found(box: $0.box, score: $0.score, eyes: nil) }
+            return try (people?.detect(gray, source: source) ?? []).map { Found(box: $0.box, score: $0.score, eyes: nil) }
                 .filter { max($0.box.width, $0.box.height) >= minSide }
-        case .upperbody, .catface:
+        case .upperbody:
             return try single(gray, minSide: minSide, source: source)
+        case .catface:
+            return try catFaceVote(gray, minSide: minSide, source: source)
+        }
+    }
+
+    /// Cat faces: the extended and plain Haar cat face cascades and the LBP
+    /// one, each on the photo and its mirror image (six passes), searched at
+    /// 400 px on the long side, where fur is smooth enough for the cascades.
+    /// A box needs three passes; its score is the share of passes that found
+    /// it.
+    private func catFaceVote(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+        guard let catFaces else { return [] }
+        return try catFaces.detect(in: gray, minSide: minSide, source: source).map {
+            Found(box: $0.box, score: (Double($0.votes) / Double(catFaces.passes) * 10_000).rounded() / 10_000, eyes: nil)
         }
     }
 
@@ -235,10 +260,19 @@ final class Detector: @unchecked Sendable {
             .filter { max($0.box.width, $0.box.height) >= minSide }
     }
 
-    /// People found by the HOG detector, in `gray`'s pixels.
+    /// People found by the HOG detector, in `gray`'s pixels: on `gray` as
+    /// it is, and on a shrunk copy extended past the frame, so that people cut
+    /// at the waist or knees, or filling the photo, are found too (their boxes
+    /// may reach outside `gray`).
     func findPeople(in gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
         guard let people else { return [] }
-        return try people.detect(gray, source: source)
+        return try people.detect(gray, pastFrame: true, source: source)
+    }
+
+    /// Whether a person box lies wholly inside a `width` x `height` image:
+    /// found by the HOG pass on the photo as it is, not only past its edges.
+    static func liesInside(_ box: PixelRect, width: Int, height: Int) -> Bool {
+        box.x >= 0 && box.y >= 0 && box.x + box.width <= width && box.y + box.height <= height
     }
 
     /// Sharpness of a box of `gray` (variance of the Laplacian at 96 x 96).
@@ -266,13 +300,18 @@ final class People {
 
     deinit { CFaceDetect_PeopleClose(handle) }
 
-    func detect(_ gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
+    /// `pastFrame`: also find people cut by the frame (see CFaceDetect_PeopleDetect);
+    /// their boxes may reach outside `gray`.
+    func detect(_ gray: GrayImage, pastFrame: Bool = false, source: String) throws(FaceCropError)
+        -> [(box: PixelRect, score: Double)]
+    {
         var boxes: UnsafeMutablePointer<CFaceDetect_Box>?
         var count = 0
         var message: UnsafeMutablePointer<CChar>?
         let status = gray.pixels.withUnsafeBufferPointer {
             CFaceDetect_PeopleDetect(
-                handle, $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, 0, &boxes, &count, &message)
+                handle, $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, 0, pastFrame ? 1 : 0, &boxes, &count,
+                &message)
         }
         guard status == 0 else {
             throw .detectionFailed(source, reason: takeCMessage(message, fallback: "people detection failed"))

@@ -220,7 +220,8 @@ struct PhotoProcessor: Sendable {
         if settings.personOnly {
             let people = try detector.findPeople(in: gray, source: source).map(\.box)
             found = found.filter { PersonRule.counts($0.box, target: settings.target, people: people, width: gray.width, height: gray.height) }
-            if people.isEmpty && found.isEmpty {
+            // A person found only past the photo's edges places faces, but alone does not make a photo one of people.
+            if found.isEmpty && !people.contains(where: { Detector.liesInside($0, width: gray.width, height: gray.height) }) {
                 outcome.status = .noPerson
                 return outcome
             }
