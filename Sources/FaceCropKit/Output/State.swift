@@ -246,7 +246,7 @@ final class Journal: Sendable {
     }
 
     deinit {
-        fd.withLock { close($0) }
+        _ = fd.withLock { close($0) }
     }
 
     /// Before a photo's crops are written: their paths, so a crash between
