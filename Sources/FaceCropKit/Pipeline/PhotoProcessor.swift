@@ -256,65 +256,66 @@ struct PhotoProcessor: Sendable {
         // Cut from the smallest decode that still gives every crop its full
         // resolution: the detection decode when it is enough.
         let needed = CropGeometry.decodeScale(for: squares, outputSide: settings.size)
-        let picture: Picture
-        if scale >= needed * 0.999 {
-            picture = small
-        } else if let whole {
-            picture = whole
-        } else {
-            // The decoder's reduction that still has every crop's
-            // resolution; each crop is resized from it on its own.
-            let pixels = Double(header.storedWidth * header.storedHeight) * min(1, needed * needed)
-            picture = try fullDecodes.admit(pixels: Int(pixels)) { () throws(FaceCropError) in
-                try Picture.load(
+        // Otherwise a JPEG/WebP decode at the decoder's reduction that still
+        // has every crop's resolution (each crop is resized from it on its
+        // own). A large one is decoded and cut while holding the whole-decode
+        // gate, so at most one such picture is in memory at a time.
+        let fresh = scale < needed * 0.999 && whole == nil
+        let freshPixels = fresh ? Double(header.storedWidth * header.storedHeight) * min(1, needed * needed) : 0
+        try fullDecodes.admit(pixels: Int(freshPixels)) { () throws(FaceCropError) in
+            let picture: Picture
+            if !fresh {
+                picture = scale >= needed * 0.999 ? small : (whole ?? small)
+            } else {
+                picture = try Picture.load(
                     bytes, header: header, minScale: min(needed, 1), fittingIn: full.width, full.height, source: source)
             }
-        }
-        let sx = Double(picture.width) / Double(full.width)
-        let sy = Double(picture.height) / Double(full.height)
+            let sx = Double(picture.width) / Double(full.width)
+            let sy = Double(picture.height) / Double(full.height)
 
-        let folder = (outputRoot as NSString).appendingPathComponent((photo.outputPrefix as NSString).deletingLastPathComponent)
-        do {
-            try AtomicFile.makeFolder(folder)
-        } catch {
-            throw .writeFailed(source, reason: error.reason)
-        }
-        // A photo's crops are all written or none: a failure part-way removes
-        // the ones already written.
-        let names = faces.indices.map { Self.cropName(prefix: photo.outputPrefix, index: $0, format: settings.format, target: settings.target) }
-        do throws(WriteFailure) {
-            try journal?.begin(names)
-        } catch {
-            throw error.isOutOfSpace ? .outputFull(source, reason: error.reason) : .writeFailed(source, reason: error.reason)
-        }
-        var written: [String] = []
-        defer {
-            if outcome.status != .ok { for path in written { unlink(path) } }
-        }
-        for (index, (face, square)) in zip(faces, squares).enumerated() {
-            let scaled = CropGeometry.scale(square, sx: sx, sy: sy)
-            // --align: level the eye line, unless the eyes were not found or
-            // the turn is implausibly large for a face (then kept as it is).
-            let angle = settings.align ? face.angle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
-            let encoded = try picture.encodeCrop(
-                scaled, pad: settings.pad, side: settings.size, format: settings.format, quality: settings.quality,
-                angle: angle ?? 0, source: source)
-            let relative = names[index]
-            let path = (outputRoot as NSString).appendingPathComponent(relative)
-            do {
-                try AtomicFile.write(encoded, to: path, temporaries: temporaries)
-                written.append(path)
+            let folder = (outputRoot as NSString).appendingPathComponent((photo.outputPrefix as NSString).deletingLastPathComponent)
+            do throws(WriteFailure) {
+                try AtomicFile.makeFolder(folder)
             } catch {
-                let reason = "'\(relative)': \(error.reason)"
-                throw error.isOutOfSpace ? .outputFull(source, reason: reason) : .writeFailed(source, reason: reason)
+                throw .writeFailed(source, reason: error.reason)
             }
-            outcome.faces.append(
-                FaceCrop(
-                    index: index, bbox: face.box, score: (face.score * 10_000).rounded() / 10_000, crop: relative,
-                    padded: square.reachesOutside(width: full.width, height: full.height), target: settings.target,
-                    aligned: angle != nil, angle: angle ?? 0, sharpness: face.sharpness))
+            // A photo's crops are all written or none: a failure part-way removes
+            // the ones already written.
+            let names = faces.indices.map { Self.cropName(prefix: photo.outputPrefix, index: $0, format: settings.format, target: settings.target) }
+            do throws(WriteFailure) {
+                try journal?.begin(names)
+            } catch {
+                throw error.isOutOfSpace ? .outputFull(source, reason: error.reason) : .writeFailed(source, reason: error.reason)
+            }
+            var written: [String] = []
+            defer {
+                if outcome.status != .ok { for path in written { unlink(path) } }
+            }
+            for (index, (face, square)) in zip(faces, squares).enumerated() {
+                let scaled = CropGeometry.scale(square, sx: sx, sy: sy)
+                // --align: level the eye line, unless the eyes were not found or
+                // the turn is implausibly large for a face (then kept as it is).
+                let angle = settings.align ? face.angle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
+                let encoded = try picture.encodeCrop(
+                    scaled, pad: settings.pad, side: settings.size, format: settings.format, quality: settings.quality,
+                    angle: angle ?? 0, source: source)
+                let relative = names[index]
+                let path = (outputRoot as NSString).appendingPathComponent(relative)
+                do throws(WriteFailure) {
+                    try AtomicFile.write(encoded, to: path, temporaries: temporaries)
+                    written.append(path)
+                } catch {
+                    let reason = "'\(relative)': \(error.reason)"
+                    throw error.isOutOfSpace ? .outputFull(source, reason: reason) : .writeFailed(source, reason: reason)
+                }
+                outcome.faces.append(
+                    FaceCrop(
+                        index: index, bbox: face.box, score: (face.score * 10_000).rounded() / 10_000, crop: relative,
+                        padded: square.reachesOutside(width: full.width, height: full.height), target: settings.target,
+                        aligned: angle != nil, angle: angle ?? 0, sharpness: face.sharpness))
+            }
+            outcome.status = .ok
         }
-        outcome.status = .ok
         return outcome
     }
 
