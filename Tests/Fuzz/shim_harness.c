@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         CFaceDetect_Free(boxes);
         boxes = NULL;
-        if (CFaceDetect_PeopleDetect(people, gray, width, height, (size_t)width, 0.0, &boxes, &count,
+        if (CFaceDetect_PeopleDetect(people, gray, width, height, (size_t)width, 0.0, 1, &boxes, &count,
                                      &message) != CFaceDetect_OK) {
             CFaceDetect_Free(message);
             message = NULL;
