@@ -187,7 +187,6 @@ public enum FaceCropCommand {
         var processor = PhotoProcessor(settings: settings, outputRoot: output, temporaries: temporaries)
         processor.labels = labels
         processor.journal = journal
-        let pipeline = Pipeline(processor: processor, detectors: detectors, stop: stop)
         let progress = Progress(total: plan.items.count, showBar: !options.quiet && Terminal.stderrIsTerminal)
         var counts = RunCounts()
         // Crops of the last run no photo has made again (yet): pruned at the end.
@@ -199,7 +198,11 @@ public enum FaceCropCommand {
         var full: FaceCropError?
         // Each record goes to the state file and the manifest as it arrives,
         // in manifest order; none is kept in memory.
-        let completed = await pipeline.run(plan.items) { record, kept in
+        // The detectors (OpenCV's models and buffers) go with the pipeline
+        // when it is done, before the steps after the run need memory.
+        let workers = detectors
+        detectors = []
+        let completed = await Pipeline(processor: processor, detectors: workers, stop: stop).run(plan.items) { record, kept in
             if case .outputFull? = record.error {
                 // Every further write would fail: stop here. The photo is
                 // not recorded, so the next run processes it.

@@ -1,3 +1,4 @@
+import CVipsShim
 import Foundation
 
 /// A finished run, as the steps that read the whole dataset see it.
@@ -20,8 +21,11 @@ struct FinishedRun: Sendable {
 /// dataset may hold 100,000 crops).
 enum Finishers {
     static func run(_ run: FinishedRun) async -> [String] {
+        // The photos' images are gone: give their pages back before the
+        // sheets take theirs, so the peak is the sheet, not both.
+        CVipsShim_TrimMemory()
         // Blocking work (libvips, a subprocess): off the cooperative pool.
-        await withTaskExecutorPreference(BlockingExecutor()) { steps(run) }
+        return await withTaskExecutorPreference(BlockingExecutor()) { steps(run) }
     }
 
     private static func steps(_ run: FinishedRun) -> [String] {
