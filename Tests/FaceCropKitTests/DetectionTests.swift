@@ -7,27 +7,8 @@ import Testing
 /// photos (Fixtures/SOURCES.md), through the built binary.
 @Suite(.serialized)
 struct DetectionTests {
-    /// Copies fixture files (paths under Fixtures/) flat into a new folder.
-    func photos(_ names: [String]) throws -> (work: URL, photos: URL) {
-        let work = try makeTemporaryFolder()
-        let photos = work.appendingPathComponent("photos")
-        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        for name in names {
-            try FileManager.default.copyItem(
-                at: fixtures.appendingPathComponent(name),
-                to: photos.appendingPathComponent((name as NSString).lastPathComponent))
-        }
-        return (work, photos)
-    }
-
-    func bySource(_ lines: [[String: Any]]) -> [String: [[String: Any]]] {
-        var result: [String: [[String: Any]]] = [:]
-        for line in lines { result[line["source"] as! String, default: []].append(line) }
-        return result
-    }
-
     @Test func personOnlyKeepsPortraitsAndDropsPhotosWithoutPeople() throws {
-        let (work, photos) = try photos([
+        let (work, photos) = try fixturePhotos([
             "faces/grace_hopper.jpg", "faces/astronaut.jpg", "people/vtest-400.png", "noface/chelsea.jpg",
             "noface/coffee.jpg",
         ])
@@ -35,7 +16,7 @@ struct DetectionTests {
         let output = work.appendingPathComponent("dataset")
         let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--person-only"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let lines = bySource(try readManifest(output))
+        let lines = linesBySource(try readManifest(output))
         // Portraits: the face fills the frame, no body to see: kept on the face alone.
         #expect(lines["grace_hopper.jpg"]?.first?["status"] as? String == "ok")
         #expect(lines["astronaut.jpg"]?.first?["status"] as? String == "ok")
@@ -64,12 +45,12 @@ struct DetectionTests {
     }
 
     @Test func bodyTargetCropsThePedestrians() throws {
-        let (work, photos) = try photos(["people/vtest-400.png", "noface/coffee.jpg"])
+        let (work, photos) = try fixturePhotos(["people/vtest-400.png", "noface/coffee.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         let output = work.appendingPathComponent("dataset")
         let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--target", "body"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let lines = bySource(try readManifest(output))
+        let lines = linesBySource(try readManifest(output))
         let bodies = lines["vtest-400.png"] ?? []
         #expect(bodies.count >= 2, "\(bodies)")
         for body in bodies {
@@ -84,13 +65,13 @@ struct DetectionTests {
     }
 
     @Test func stockHaarAndEnsembleBothFindTheKnownFaces() throws {
-        let (work, photos) = try photos(["faces/two-people.jpg", "noface/rocket.jpg", "noface/chelsea.jpg"])
+        let (work, photos) = try fixturePhotos(["faces/two-people.jpg", "noface/rocket.jpg", "noface/chelsea.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         for detector in ["haar", "cascade"] {
             let output = work.appendingPathComponent("dataset-\(detector)")
             let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", detector])
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let lines = bySource(try readManifest(output))
+            let lines = linesBySource(try readManifest(output))
             let faces = lines["two-people.jpg"] ?? []
             #expect(faces.count == 2, "\(detector): \(faces)")
             for face in faces {
@@ -104,7 +85,7 @@ struct DetectionTests {
     }
 
     @Test func alignLevelsTheEyesAndSharpnessIsRecorded() throws {
-        let (work, photos) = try photos(["faces/astronaut.jpg", "faces/grace_hopper.jpg"])
+        let (work, photos) = try fixturePhotos(["faces/astronaut.jpg", "faces/grace_hopper.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         let output = work.appendingPathComponent("dataset")
         let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--align"])
@@ -133,7 +114,7 @@ struct DetectionTests {
     }
 
     @Test func yunetFindsTheFacesAndAMissingModelIsAClearError() throws {
-        let (work, photos) = try photos(["faces/two-people.jpg", "noface/chelsea.jpg", "noface/coffee.jpg"])
+        let (work, photos) = try fixturePhotos(["faces/two-people.jpg", "noface/chelsea.jpg", "noface/coffee.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         let missing = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("x").path, "--detector", "yunet", "--model", "/nonexistent.onnx"])
         #expect(missing.status == 69)
@@ -146,7 +127,7 @@ struct DetectionTests {
         let output = work.appendingPathComponent("dataset")
         let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", "yunet", "--model", model, "--align"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let lines = bySource(try readManifest(output))
+        let lines = linesBySource(try readManifest(output))
         let faces = lines["two-people.jpg"] ?? []
         #expect(faces.count == 2, "\(faces)")
         for face in faces {

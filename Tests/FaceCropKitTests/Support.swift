@@ -86,6 +86,26 @@ func copyFixtures(_ names: [String], into folder: URL) throws {
     }
 }
 
+/// Copies fixture files (paths under Fixtures/) flat into `<work>/photos`, a new folder.
+func fixturePhotos(_ names: [String]) throws -> (work: URL, photos: URL) {
+    let work = try makeTemporaryFolder()
+    let photos = work.appendingPathComponent("photos")
+    try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+    for name in names {
+        try FileManager.default.copyItem(
+            at: fixtures.appendingPathComponent(name),
+            to: photos.appendingPathComponent((name as NSString).lastPathComponent))
+    }
+    return (work, photos)
+}
+
+/// Manifest lines grouped by their `source`.
+func linesBySource(_ lines: [[String: Any]]) -> [String: [[String: Any]]] {
+    var result: [String: [[String: Any]]] = [:]
+    for line in lines { result[line["source"] as! String, default: []].append(line) }
+    return result
+}
+
 /// manifest.jsonl as parsed JSON objects, in file order.
 func readManifest(_ output: URL) throws -> [[String: Any]] {
     let text = try String(contentsOf: output.appendingPathComponent("manifest.jsonl"), encoding: .utf8)

@@ -36,25 +36,6 @@ struct TargetTests {
         PixelRect(x: 422, y: 92, width: 23, height: 23),
     ]
 
-    /// Copies fixture files (paths under Fixtures/) flat into a new folder.
-    func photos(_ names: [String]) throws -> (work: URL, photos: URL) {
-        let work = try makeTemporaryFolder()
-        let photos = work.appendingPathComponent("photos")
-        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        for name in names {
-            try FileManager.default.copyItem(
-                at: fixtures.appendingPathComponent(name),
-                to: photos.appendingPathComponent((name as NSString).lastPathComponent))
-        }
-        return (work, photos)
-    }
-
-    func bySource(_ lines: [[String: Any]]) -> [String: [[String: Any]]] {
-        var result: [String: [[String: Any]]] = [:]
-        for line in lines { result[line["source"] as! String, default: []].append(line) }
-        return result
-    }
-
     func contains(_ box: PixelRect, _ point: (x: Int, y: Int)) -> Bool {
         point.x >= box.x && point.x < box.x + box.width && point.y >= box.y && point.y < box.y + box.height
     }
@@ -67,12 +48,12 @@ struct TargetTests {
     }
 
     @Test func catfaceTargetCropsEachCatsFace() throws {
-        let (work, photos) = try photos(Self.cats.map(\.photo) + ["noface/coffee.jpg", "faces/two-people.jpg"])
+        let (work, photos) = try fixturePhotos(Self.cats.map(\.photo) + ["noface/coffee.jpg", "faces/two-people.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         let output = work.appendingPathComponent("dataset")
         let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--target", "catface", "--size", "128"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let lines = bySource(try readManifest(output))
+        let lines = linesBySource(try readManifest(output))
         for cat in Self.cats {
             let name = (cat.photo as NSString).lastPathComponent
             let found = lines[name] ?? []
@@ -101,7 +82,7 @@ struct TargetTests {
     }
 
     @Test func catfaceFindsNoCatInPhotosWithoutCats() throws {
-        let (work, photos) = try photos([
+        let (work, photos) = try fixturePhotos([
             "faces/astronaut.jpg", "faces/grace_hopper.jpg", "faces/two-people.jpg", "noface/camera.jpg",
             "noface/coffee.jpg", "noface/rocket.jpg", "people/basketball1.png", "people/vtest-400.png",
             "people/expedition-1897.jpg",
@@ -121,12 +102,12 @@ struct TargetTests {
     }
 
     @Test func upperbodyTargetCropsTheMenOfAGroupPhoto() throws {
-        let (work, photos) = try photos(["people/expedition-1897.jpg", "noface/coffee.jpg"])
+        let (work, photos) = try fixturePhotos(["people/expedition-1897.jpg", "noface/coffee.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         let output = work.appendingPathComponent("dataset")
         let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--target", "upperbody", "--size", "96"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let lines = bySource(try readManifest(output))
+        let lines = linesBySource(try readManifest(output))
         let bodies = lines["expedition-1897.jpg"] ?? []
         // Five men stand in a row; the cascade finds most of them.
         #expect(bodies.count >= 3, "\(bodies)")
@@ -182,12 +163,12 @@ struct TargetTests {
         // basketball1.png: the man on the left is seen to his shoes but the
         // one on the right is cut at the waist; the left man's 39 px face is
         // under 1/8 of the frame. Only the HOG pass past the frame finds him.
-        let (work, photos) = try photos(["people/basketball1.png", "noface/coffee.jpg", "noface/rocket.jpg"])
+        let (work, photos) = try fixturePhotos(["people/basketball1.png", "noface/coffee.jpg", "noface/rocket.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         let output = work.appendingPathComponent("dataset")
         let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--person-only", "--min-face", "24"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let lines = bySource(try readManifest(output))
+        let lines = linesBySource(try readManifest(output))
         let faces = lines["basketball1.png"] ?? []
         #expect(faces.count == 1, "\(faces)")
         #expect(faces.first?["status"] as? String == "ok")
