@@ -22,7 +22,9 @@ let package = Package(
         // Pure-C wrapper over libvips' variadic calls and macros, which Swift cannot call.
         .target(
             name: "CVipsShim",
-            dependencies: ["CVips"]
+            dependencies: ["CVips"],
+            // HEIF/AVIF planes straight from libheif (libheif-dev, which libvips-dev pulls in).
+            linkerSettings: [.linkedLibrary("heif")]
         ),
         // C++ over OpenCV behind a pure-C header; every extern "C" body catches.
         .target(

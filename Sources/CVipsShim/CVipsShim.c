@@ -5,6 +5,7 @@
 
 #include <malloc.h>
 #include <string.h>
+#include <libheif/heif.h>
 #include <vips/vips.h>
 
 struct CVipsShim_Image {
@@ -133,6 +134,189 @@ static void load_options(const CVipsShim_Header *header, double min_scale, doubl
     }
 }
 
+// HEIF and AVIF through libheif's own planes.
+//
+// vips' heifload asks libheif for interleaved RGB: libheif decodes the
+// tiles into Y'CbCr planes, converts them into a second, RGB image, and
+// libvips copies that into a third; a 12 MP HEIC peaks at about 130 MB.
+// Here libheif hands over its 4:2:0 planes (18 MB for 12 MP) and they are
+// converted straight into the one RGB image libvips keeps, then let go.
+// Only 8-bit 4:2:0 images without alpha take this route, which is what
+// cameras write; the rest go through heifload.
+
+// Whether every coded-image configuration in the file's `meta` box (`hvcC`
+// for HEIC, `av1C` for AVIF) says 8-bit 4:2:0. Read from the bytes, since
+// libheif 1.15 tells the chroma only after decoding, converted to whatever
+// was asked for; a 4:4:4 photo asked for as 4:2:0 would lose colour detail.
+static int coded_as_420(const uint8_t *bytes, size_t length) {
+    size_t at = 0;
+    while (at + 8 <= length) {
+        uint64_t size = ((uint64_t)bytes[at] << 24) | ((uint64_t)bytes[at + 1] << 16) |
+                        ((uint64_t)bytes[at + 2] << 8) | bytes[at + 3];
+        size_t header = 8;
+        if (size == 1 && at + 16 <= length) {
+            size = 0;
+            for (int i = 8; i < 16; i++) size = (size << 8) | bytes[at + i];
+            header = 16;
+        } else if (size == 0) {
+            size = length - at;
+        }
+        if (size < header || size > length - at) return 0;
+        if (memcmp(bytes + at + 4, "meta", 4) == 0) {
+            const uint8_t *meta = bytes + at;
+            int found = 0;
+            for (size_t i = 4; i + 4 + 19 <= size; i++) {
+                if (memcmp(meta + i, "hvcC", 4) == 0) {
+                    const uint8_t *c = meta + i + 4;
+                    // chromaFormat (1 = 4:2:0) and bit depths minus 8.
+                    if ((c[16] & 3) != 1 || (c[17] & 7) != 0 || (c[18] & 7) != 0) return 0;
+                    found = 1;
+                } else if (memcmp(meta + i, "av1C", 4) == 0) {
+                    // high_bitdepth, monochrome, subsampling x and y.
+                    uint8_t flags = meta[i + 4 + 2];
+                    if ((flags & 0x40) || (flags & 0x10) || !(flags & 0x08) || !(flags & 0x04)) return 0;
+                    found = 1;
+                }
+            }
+            return found;
+        }
+        at += size;
+    }
+    return 0;
+}
+
+// Y'CbCr -> R'G'B' in 16.16 fixed point, for the stream's matrix and range
+// (ITU-T H.273): R = ys (Y - yo) + cr_r (Cr - 128), G = ys (Y - yo) - cb_g
+// (Cb - 128) - cr_g (Cr - 128), B = ys (Y - yo) + cb_b (Cb - 128).
+typedef struct {
+    int32_t ys, yo, cr_r, cb_g, cr_g, cb_b;
+} YCbCrMatrix;
+
+static YCbCrMatrix ycbcr_matrix(const struct heif_color_profile_nclx *nclx) {
+    double kr = 0.299, kb = 0.114;  // BT.601 (5, 6), and libheif's default
+    int full = 1;
+    if (nclx) {
+        full = nclx->full_range_flag != 0;
+        switch (nclx->matrix_coefficients) {
+            case 1: kr = 0.2126; kb = 0.0722; break;           // BT.709
+            case 9: case 10: kr = 0.2627; kb = 0.0593; break;  // BT.2020
+            case 4: kr = 0.30; kb = 0.11; break;               // FCC
+            case 7: kr = 0.212; kb = 0.087; break;             // SMPTE 240M
+            default: break;
+        }
+    }
+    double kg = 1 - kr - kb;
+    double ys = full ? 1 : 255.0 / 219.0;
+    double cs = full ? 1 : 255.0 / 224.0;
+    double one = 65536;
+    YCbCrMatrix m = {
+        (int32_t)lround(ys * one),
+        full ? 0 : 16,
+        (int32_t)lround(2 * (1 - kr) * cs * one),
+        (int32_t)lround(2 * kb * (1 - kb) / kg * cs * one),
+        (int32_t)lround(2 * kr * (1 - kr) / kg * cs * one),
+        (int32_t)lround(2 * (1 - kb) * cs * one),
+    };
+    return m;
+}
+
+static inline uint8_t clip8(int32_t v) {
+    v = (v + 32768) >> 16;
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+// Converts 4:2:0 planes into a new sRGB memory image; each chroma sample
+// covers its 2 x 2 block, as in libheif's own conversion.
+static VipsImage *planes_to_rgb(const struct heif_image *decoded, int width, int height, YCbCrMatrix m) {
+    int y_stride = 0, cb_stride = 0, cr_stride = 0;
+    const uint8_t *yp = heif_image_get_plane_readonly(decoded, heif_channel_Y, &y_stride);
+    const uint8_t *cbp = heif_image_get_plane_readonly(decoded, heif_channel_Cb, &cb_stride);
+    const uint8_t *crp = heif_image_get_plane_readonly(decoded, heif_channel_Cr, &cr_stride);
+    if (!yp || !cbp || !crp || heif_image_get_width(decoded, heif_channel_Y) < width ||
+        heif_image_get_height(decoded, heif_channel_Y) < height ||
+        heif_image_get_width(decoded, heif_channel_Cb) < (width + 1) / 2 ||
+        heif_image_get_height(decoded, heif_channel_Cb) < (height + 1) / 2 ||
+        heif_image_get_width(decoded, heif_channel_Cr) < (width + 1) / 2 ||
+        heif_image_get_height(decoded, heif_channel_Cr) < (height + 1) / 2) {
+        return NULL;
+    }
+    VipsImage *out = vips_image_new_memory();
+    vips_image_init_fields(out, width, height, 3, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB,
+                           1.0, 1.0);
+    // What a sequential load copied to memory carries, as the other whole
+    // decodes do: libvips then shrinks it top to bottom in one pass (without
+    // it, fitting a 12 MP image took 0.35 s instead of 0.06 s).
+    vips_image_set_int(out, VIPS_META_SEQUENTIAL, 1);
+    if (vips_image_write_prepare(out) != 0) {
+        unref(out);
+        return NULL;
+    }
+    for (int row = 0; row < height; row++) {
+        const uint8_t *ys = yp + (size_t)row * y_stride;
+        const uint8_t *cbs = cbp + (size_t)(row / 2) * cb_stride;
+        const uint8_t *crs = crp + (size_t)(row / 2) * cr_stride;
+        uint8_t *dst = VIPS_IMAGE_ADDR(out, 0, row);
+        for (int x = 0; x < width; x++) {
+            int32_t luma = (ys[x] - m.yo) * m.ys;
+            int32_t cb = cbs[x / 2] - 128;
+            int32_t cr = crs[x / 2] - 128;
+            dst[0] = clip8(luma + m.cr_r * cr);
+            dst[1] = clip8(luma - m.cb_g * cb - m.cr_g * cr);
+            dst[2] = clip8(luma + m.cb_b * cb);
+            dst += 3;
+        }
+    }
+    return out;
+}
+
+// Returns 1 with `*out` set, or 0 when this route does not apply or fails
+// (the caller then decodes through heifload, which reports any error).
+static int load_heif_planes(const void *bytes, size_t length, const CVipsShim_Header *header, VipsImage **out) {
+    *out = NULL;
+    if (!coded_as_420(bytes, length)) return 0;
+    struct heif_context *context = heif_context_alloc();
+    if (!context) return 0;
+    struct heif_image_handle *handle = NULL;
+    struct heif_image *decoded = NULL;
+    struct heif_color_profile_nclx *nclx = NULL;
+    if (heif_context_read_from_memory_without_copy(context, bytes, length, NULL).code != heif_error_Ok) goto finish;
+    if (heif_context_get_primary_image_handle(context, &handle).code != heif_error_Ok) goto finish;
+    if (heif_image_handle_has_alpha_channel(handle) || heif_image_handle_get_luma_bits_per_pixel(handle) != 8 ||
+        heif_image_handle_get_chroma_bits_per_pixel(handle) != 8) {
+        goto finish;
+    }
+    // Asked for as coded, libheif hands over the decoder's planes with no
+    // conversion. It applies the rotation and mirror itself.
+    if (heif_decode_image(handle, &decoded, heif_colorspace_YCbCr, heif_chroma_420, NULL).code != heif_error_Ok) {
+        goto finish;
+    }
+    int width = heif_image_get_primary_width(decoded);
+    int height = heif_image_get_primary_height(decoded);
+    // The header said what the photo's upright size is; anything else is heifload's to handle.
+    if (width != header->width || height != header->height) goto finish;
+    if (heif_image_get_colorspace(decoded) != heif_colorspace_YCbCr ||
+        heif_image_get_chroma_format(decoded) != heif_chroma_420 ||
+        heif_image_get_bits_per_pixel_range(decoded, heif_channel_Y) != 8 ||
+        heif_image_get_bits_per_pixel_range(decoded, heif_channel_Cb) != 8 ||
+        heif_image_get_bits_per_pixel_range(decoded, heif_channel_Cr) != 8) {
+        goto finish;
+    }
+    // The colour description libheif's own RGB conversion (heifload's
+    // route) uses: the decoded image's, else BT.601 full range. (libheif
+    // 1.15 does not apply the file's `colr` box here: its RGB came out the
+    // same for files that declared BT.709 or limited range.)
+    if (heif_image_get_nclx_color_profile(decoded, &nclx).code != heif_error_Ok) nclx = NULL;
+    if (nclx && (nclx->matrix_coefficients == 0 || nclx->matrix_coefficients >= 11)) goto finish;
+    *out = planes_to_rgb(decoded, width, height, ycbcr_matrix(nclx));
+finish:
+    if (!*out) vips_error_clear();
+    if (nclx) heif_nclx_color_profile_free(nclx);
+    if (decoded) heif_image_release(decoded);
+    if (handle) heif_image_handle_release(handle);
+    heif_context_free(context);
+    return *out != NULL;
+}
+
 int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Header *header,
                          double min_scale, int max_width, int max_height,
                          CVipsShim_Image **result, char **message) {
@@ -144,6 +328,15 @@ int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Heade
     double fit_scale = fmin((double)max_width / header->width, (double)max_height / header->height);
     if (fit_scale > 1) fit_scale = 1;
     if (min_scale > fit_scale) min_scale = fit_scale;
+    if (min_scale >= 1 && g_str_has_prefix(header->loader, "heifload")) {
+        VipsImage *planes = NULL;
+        if (load_heif_planes(bytes, length, header, &planes)) {
+            CVipsShim_Image *handle = g_new0(CVipsShim_Image, 1);
+            handle->image = planes;
+            *result = handle;
+            return CVipsShim_OK;
+        }
+    }
     char options[96];
     load_options(header, min_scale, fit_scale, options, sizeof options);
     VipsImage *loaded = vips_image_new_from_buffer(bytes, length, options, NULL);
