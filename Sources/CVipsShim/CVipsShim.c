@@ -376,6 +376,100 @@ int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Heade
     return CVipsShim_OK;
 }
 
+// Upright pixel (u, v) of an image stored `stored_width` x `stored_height`
+// with EXIF `orientation` -> its stored pixel (*x, *y).
+static void stored_pixel(int orientation, int stored_width, int stored_height, int u, int v, int *x, int *y) {
+    switch (orientation) {
+        case 2: *x = stored_width - 1 - u; *y = v; break;
+        case 3: *x = stored_width - 1 - u; *y = stored_height - 1 - v; break;
+        case 4: *x = u; *y = stored_height - 1 - v; break;
+        case 5: *x = v; *y = u; break;
+        case 6: *x = v; *y = stored_height - 1 - u; break;
+        case 7: *x = stored_width - 1 - v; *y = stored_height - 1 - u; break;
+        case 8: *x = stored_width - 1 - v; *y = u; break;
+        default: *x = u; *y = v; break;
+    }
+}
+
+int CVipsShim_LoadRegion(const void *bytes, size_t length, const CVipsShim_Header *header,
+                         double min_scale, int left, int top, int width, int height,
+                         CVipsShim_Image **result, CVipsShim_Region *where, char **message) {
+    if (!bytes || length == 0 || !header || !result || !where || width < 1 || height < 1 ||
+        header->width < 1 || header->height < 1) {
+        return fail(CVipsShim_BadArgument, message, "bad arguments to LoadRegion");
+    }
+    *result = NULL;
+    memset(where, 0, sizeof *where);
+    int reducible = g_str_has_prefix(header->loader, "jpegload") || g_str_has_prefix(header->loader, "webpload");
+    VipsImage *loaded = NULL;
+    if (reducible) {
+        if (min_scale > 1) min_scale = 1;
+        char options[128];
+        load_options(header, min_scale, 1, options, sizeof options - 24);
+        if (!strstr(options, "access=")) g_strlcat(options, ",access=sequential", sizeof options);
+        loaded = vips_image_new_from_buffer(bytes, length, options, NULL);
+        if (!loaded) return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+        // Plain 8-bit sRGB only; anything libvips must convert is decoded whole below.
+        if (vips_image_get_bands(loaded) != 3 || vips_image_get_format(loaded) != VIPS_FORMAT_UCHAR ||
+            vips_image_get_interpretation(loaded) != VIPS_INTERPRETATION_sRGB) {
+            unref(loaded);
+            loaded = NULL;
+        }
+    }
+    if (!loaded) {
+        int status = CVipsShim_LoadScaled(bytes, length, header, min_scale, header->width, header->height, result,
+                                          message);
+        if (status == CVipsShim_OK) {
+            where->decode_width = vips_image_get_width((*result)->image);
+            where->decode_height = vips_image_get_height((*result)->image);
+        }
+        return status;
+    }
+    int stored_width = vips_image_get_width(loaded);
+    int stored_height = vips_image_get_height(loaded);
+    int orientation = vips_image_get_orientation(loaded);
+    if (orientation < 1 || orientation > 8) orientation = 1;
+    int upright_width = orientation >= 5 ? stored_height : stored_width;
+    int upright_height = orientation >= 5 ? stored_width : stored_height;
+    // The region at the decoded scale, a pixel wider on every side for the
+    // rounding of the crops cut from it, within the photo.
+    double fx = (double)upright_width / header->width;
+    double fy = (double)upright_height / header->height;
+    int l = MAX(0, (int)floor(left * fx) - 1);
+    int t = MAX(0, (int)floor(top * fy) - 1);
+    int r = MIN(upright_width, (int)ceil((left + width) * fx) + 1);
+    int b = MIN(upright_height, (int)ceil((top + height) * fy) + 1);
+    if (r <= l || b <= t) {
+        unref(loaded);
+        return fail(CVipsShim_BadArgument, message, "region outside the photo");
+    }
+    int x0, y0, x1, y1;
+    stored_pixel(orientation, stored_width, stored_height, l, t, &x0, &y0);
+    stored_pixel(orientation, stored_width, stored_height, r - 1, b - 1, &x1, &y1);
+    VipsImage *area = NULL;
+    int failed = vips_extract_area(loaded, &area, MIN(x0, x1), MIN(y0, y1), abs(x1 - x0) + 1, abs(y1 - y0) + 1, NULL);
+    unref(loaded);
+    if (failed) return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+    VipsImage *out = vips_image_copy_memory(area);
+    unref(area);
+    if (!out) return fail(CVipsShim_DecodeFailed, message, "could not decode image");
+    if (orientation > 1) {
+        VipsImage *upright = NULL;
+        failed = vips_autorot(out, &upright, NULL);
+        unref(out);
+        if (failed) return fail(CVipsShim_DecodeFailed, message, "could not rotate image");
+        out = upright;
+    }
+    CVipsShim_Image *handle = g_new0(CVipsShim_Image, 1);
+    handle->image = out;
+    *result = handle;
+    where->decode_width = upright_width;
+    where->decode_height = upright_height;
+    where->left = l;
+    where->top = t;
+    return CVipsShim_OK;
+}
+
 int CVipsShim_ImageMaterialize(CVipsShim_Image *handle, char **message) {
     if (!handle || !handle->image) {
         return fail(CVipsShim_BadArgument, message, "no image");

@@ -71,6 +71,27 @@ int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Heade
                          double min_scale, int max_width, int max_height,
                          CVipsShim_Image **image, char **message);
 
+/// Where a region decode sits in the decode of the whole photo.
+typedef struct {
+    /// Upright size of the whole photo at the scale decoded.
+    int decode_width;
+    int decode_height;
+    /// The region's upright top-left corner in those pixels.
+    int left;
+    int top;
+} CVipsShim_Region;
+
+/// Decodes the part of a JPEG or WebP photo that covers `left`, `top`,
+/// `width` x `height` (upright pixels of the full-size photo), at the
+/// decoder's largest reduction that keeps at least `min_scale`: the file is
+/// read top to bottom, in its stored orientation, only as far as the region
+/// reaches, only the region is kept, and it is turned upright. Other photos
+/// (other formats, CMYK, 16-bit, gray) are decoded whole as
+/// CVipsShim_LoadScaled does, and `where` then says the whole photo.
+int CVipsShim_LoadRegion(const void *bytes, size_t length, const CVipsShim_Header *header,
+                         double min_scale, int left, int top, int width, int height,
+                         CVipsShim_Image **image, CVipsShim_Region *where, char **message);
+
 /// Decodes all of `bytes` into memory now, upright and at the size given, so
 /// that many regions can be cut from it without decoding again.
 int CVipsShim_ImageMaterialize(CVipsShim_Image *image, char **message);

@@ -86,6 +86,25 @@ public enum CropGeometry {
         return scale
     }
 
+    /// The part of a `width` x `height` photo the crops of `squares` are cut
+    /// from: every square, grown on each side by `grow` times its side plus 2
+    /// pixels (room for a turned crop's corners), within the photo. A square
+    /// that reaches past the photo's edge makes this reach that edge, so a
+    /// crop padded from the edge pixels of this part is padded as from the
+    /// photo's.
+    public static func cover(_ squares: [PixelSquare], grow: Double, width: Int, height: Int) -> PixelRect {
+        var left = width, top = height, right = 0, bottom = 0
+        for square in squares {
+            let extra = grow > 0 ? Int((Double(square.side) * grow).rounded(.up)) + 2 : 0
+            left = min(left, max(0, square.left - extra))
+            top = min(top, max(0, square.top - extra))
+            right = max(right, min(width, square.left + square.side + extra))
+            bottom = max(bottom, min(height, square.top + square.side + extra))
+        }
+        guard right > left, bottom > top else { return PixelRect(x: 0, y: 0, width: width, height: height) }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
     /// `square` in the pixels of a copy of the image scaled by `sx`, `sy`.
     public static func scale(_ square: PixelSquare, sx: Double, sy: Double) -> PixelSquare {
         let left = Int((Double(square.left) * sx).rounded())

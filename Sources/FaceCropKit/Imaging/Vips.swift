@@ -151,6 +151,33 @@ final class Picture {
         return Picture(handle: handle, bytes: bytes)
     }
 
+    /// Decodes the part of the photo that covers `region` (upright pixels of
+    /// the full-size photo), at the decoder's largest reduction that keeps at
+    /// least `minScale`. JPEG and WebP are read only as far down as the region
+    /// reaches and only the region is kept; other photos are decoded whole.
+    /// Returns the picture and where it lies in the upright decode of the
+    /// whole photo at that scale.
+    static func load(
+        _ bytes: PhotoBytes, header: PhotoHeader, minScale: Double, covering region: PixelRect, source: String
+    ) throws(FaceCropError) -> (picture: Picture, origin: (x: Int, y: Int), decodeSize: (width: Int, height: Int)) {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        var raw = header.raw
+        var place = CVipsShim_Region()
+        let status = bytes.withBytes {
+            CVipsShim_LoadRegion(
+                $0.baseAddress, $0.count, &raw, minScale, Int32(clamping: region.x), Int32(clamping: region.y),
+                Int32(clamping: region.width), Int32(clamping: region.height), &handle, &place, &message)
+        }
+        guard status == 0, let handle else {
+            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+        }
+        return (
+            Picture(handle: handle, bytes: bytes), (Int(place.left), Int(place.top)),
+            (Int(place.decode_width), Int(place.decode_height))
+        )
+    }
+
     /// A smaller copy fitting in `maxWidth` x `maxHeight` (never enlarged).
     func fitting(_ maxWidth: Int, _ maxHeight: Int, source: String) throws(FaceCropError) -> Picture {
         var made: OpaquePointer?

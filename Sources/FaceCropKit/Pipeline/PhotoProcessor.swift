@@ -258,20 +258,26 @@ struct PhotoProcessor: Sendable {
         let needed = CropGeometry.decodeScale(for: squares, outputSide: settings.size)
         // Otherwise a JPEG/WebP decode at the decoder's reduction that still
         // has every crop's resolution (each crop is resized from it on its
-        // own). A large one is decoded and cut while holding the whole-decode
-        // gate, so at most one such picture is in memory at a time.
+        // own), of only the part of the photo the crops cover: the decoder
+        // stops at its bottom row. A large one is decoded and cut while
+        // holding the whole-decode gate, so at most one such picture is in
+        // memory at a time.
         let fresh = scale < needed * 0.999 && whole == nil
-        let freshPixels = fresh ? Double(header.storedWidth * header.storedHeight) * min(1, needed * needed) : 0
+        let cover = CropGeometry.cover(squares, grow: settings.align ? 0.25 : 0, width: full.width, height: full.height)
+        let freshPixels = fresh ? Double(cover.width * cover.height) * min(1, needed * needed) : 0
         try fullDecodes.admit(pixels: Int(freshPixels)) { () throws(FaceCropError) in
             let picture: Picture
+            var origin = (x: 0, y: 0)
+            var decoded: (width: Int, height: Int)
             if !fresh {
                 picture = scale >= needed * 0.999 ? small : (whole ?? small)
+                decoded = (picture.width, picture.height)
             } else {
-                picture = try Picture.load(
-                    bytes, header: header, minScale: min(needed, 1), fittingIn: full.width, full.height, source: source)
+                (picture, origin, decoded) = try Picture.load(
+                    bytes, header: header, minScale: min(needed, 1), covering: cover, source: source)
             }
-            let sx = Double(picture.width) / Double(full.width)
-            let sy = Double(picture.height) / Double(full.height)
+            let sx = Double(decoded.width) / Double(full.width)
+            let sy = Double(decoded.height) / Double(full.height)
 
             let folder = (outputRoot as NSString).appendingPathComponent((photo.outputPrefix as NSString).deletingLastPathComponent)
             do throws(WriteFailure) {
@@ -292,7 +298,9 @@ struct PhotoProcessor: Sendable {
                 if outcome.status != .ok { for path in written { unlink(path) } }
             }
             for (index, (face, square)) in zip(faces, squares).enumerated() {
-                let scaled = CropGeometry.scale(square, sx: sx, sy: sy)
+                var scaled = CropGeometry.scale(square, sx: sx, sy: sy)
+                scaled.left -= origin.x
+                scaled.top -= origin.y
                 // --align: level the eye line, unless the eyes were not found or
                 // the turn is implausibly large for a face (then kept as it is).
                 let angle = settings.align ? face.angle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
