@@ -90,6 +90,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CVipsShim_Free(message);
     }
     CVipsShim_ImageFree(image);
+    image = NULL;
+    // The crop decodes: the whole photo (HEIF/AVIF through libheif's planes),
+    // and the part of it a crop near the bottom right covers.
+    if (CVipsShim_LoadScaled(data, size, &header, 1, header.width, header.height, &image, &message) == CVipsShim_OK) {
+        CVipsShim_ImageFree(image);
+        image = NULL;
+    } else {
+        CVipsShim_Free(message);
+        message = NULL;
+    }
+    CVipsShim_Region where;
+    if (CVipsShim_LoadRegion(data, size, &header, 1, header.width / 2, header.height / 2, header.width / 2 + 1,
+                             header.height / 2 + 1, &image, &where, &message) == CVipsShim_OK) {
+        CVipsShim_CropSpec spec = {-4, -4, 24, CVipsShim_PadBlack, 16, CVipsShim_PNG, 80};
+        void *bytes = NULL;
+        size_t length = 0;
+        if (CVipsShim_CropEncode(image, &spec, &bytes, &length, &message) != CVipsShim_OK) {
+            CVipsShim_Free(message);
+            message = NULL;
+        }
+        CVipsShim_Free(bytes);
+        CVipsShim_ImageFree(image);
+    } else {
+        CVipsShim_Free(message);
+    }
     return 0;
 }
 
