@@ -68,6 +68,10 @@ void CVipsShim_TrimMemory(void) {
     malloc_trim(0);
 }
 
+void CVipsShim_ThreadDone(void) {
+    vips_thread_shutdown();
+}
+
 void CVipsShim_TuneMalloc(int mmap_threshold, int arenas) {
     mallopt(M_MMAP_THRESHOLD, mmap_threshold);
     mallopt(M_ARENA_MAX, arenas);
@@ -139,8 +143,9 @@ static void load_options(const CVipsShim_Header *header, double min_scale, doubl
 // vips' heifload asks libheif for interleaved RGB: libheif decodes the
 // tiles into Y'CbCr planes, converts them into a second, RGB image, and
 // libvips copies that into a third; a 12 MP HEIC peaks at about 130 MB.
-// Here libheif hands over its 4:2:0 planes (18 MB for 12 MP) and they are
-// converted straight into the one RGB image libvips keeps, then let go.
+// Here libheif hands over its 4:2:0 planes (18 MB for 12 MP), which are
+// kept, and RGB is made from them only where pixels are read: once for the
+// detection copy, and for each crop's region.
 // Only 8-bit 4:2:0 images without alpha take this route, which is what
 // cameras write; the rest go through heifload.
 
@@ -225,38 +230,37 @@ static inline uint8_t clip8(int32_t v) {
     return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
-// Converts 4:2:0 planes into a new sRGB memory image; each chroma sample
-// covers its 2 x 2 block, as in libheif's own conversion.
-static VipsImage *planes_to_rgb(const struct heif_image *decoded, int width, int height, YCbCrMatrix m) {
-    int y_stride = 0, cb_stride = 0, cr_stride = 0;
-    const uint8_t *yp = heif_image_get_plane_readonly(decoded, heif_channel_Y, &y_stride);
-    const uint8_t *cbp = heif_image_get_plane_readonly(decoded, heif_channel_Cb, &cb_stride);
-    const uint8_t *crp = heif_image_get_plane_readonly(decoded, heif_channel_Cr, &cr_stride);
-    if (!yp || !cbp || !crp || heif_image_get_width(decoded, heif_channel_Y) < width ||
-        heif_image_get_height(decoded, heif_channel_Y) < height ||
-        heif_image_get_width(decoded, heif_channel_Cb) < (width + 1) / 2 ||
-        heif_image_get_height(decoded, heif_channel_Cb) < (height + 1) / 2 ||
-        heif_image_get_width(decoded, heif_channel_Cr) < (width + 1) / 2 ||
-        heif_image_get_height(decoded, heif_channel_Cr) < (height + 1) / 2) {
-        return NULL;
-    }
-    VipsImage *out = vips_image_new_memory();
-    vips_image_init_fields(out, width, height, 3, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB,
-                           1.0, 1.0);
-    // What a sequential load copied to memory carries, as the other whole
-    // decodes do: libvips then shrinks it top to bottom in one pass (without
-    // it, fitting a 12 MP image took 0.35 s instead of 0.06 s).
-    vips_image_set_int(out, VIPS_META_SEQUENTIAL, 1);
-    if (vips_image_write_prepare(out) != 0) {
-        unref(out);
-        return NULL;
-    }
-    for (int row = 0; row < height; row++) {
-        const uint8_t *ys = yp + (size_t)row * y_stride;
-        const uint8_t *cbs = cbp + (size_t)(row / 2) * cb_stride;
-        const uint8_t *crs = crp + (size_t)(row / 2) * cr_stride;
-        uint8_t *dst = VIPS_IMAGE_ADDR(out, 0, row);
-        for (int x = 0; x < width; x++) {
+// The decoded planes behind a lazy sRGB image: the planes stay as libheif
+// made them (18 MB for 12 MP) and pixels are converted only where libvips
+// asks for them, on any of its threads. Freed when the image closes.
+typedef struct {
+    struct heif_image *planes;
+    const uint8_t *y, *cb, *cr;
+    int y_stride, cb_stride, cr_stride;
+    YCbCrMatrix m;
+} PlaneSource;
+
+static void plane_source_free(VipsImage *image, PlaneSource *source) {
+    (void)image;
+    heif_image_release(source->planes);
+    g_free(source);
+}
+
+// Fills a region of the sRGB image; each chroma sample covers its 2 x 2
+// block, as in libheif's own conversion.
+static int plane_source_generate(VipsRegion *out, void *sequence, void *a, void *b, gboolean *stop) {
+    (void)sequence;
+    (void)b;
+    (void)stop;
+    const PlaneSource *source = a;
+    const VipsRect *r = &out->valid;
+    YCbCrMatrix m = source->m;
+    for (int row = r->top; row < VIPS_RECT_BOTTOM(r); row++) {
+        const uint8_t *ys = source->y + (size_t)row * source->y_stride;
+        const uint8_t *cbs = source->cb + (size_t)(row / 2) * source->cb_stride;
+        const uint8_t *crs = source->cr + (size_t)(row / 2) * source->cr_stride;
+        uint8_t *dst = VIPS_REGION_ADDR(out, r->left, row);
+        for (int x = r->left; x < VIPS_RECT_RIGHT(r); x++) {
             int32_t luma = (ys[x] - m.yo) * m.ys;
             int32_t cb = cbs[x / 2] - 128;
             int32_t cr = crs[x / 2] - 128;
@@ -265,6 +269,41 @@ static VipsImage *planes_to_rgb(const struct heif_image *decoded, int width, int
             dst[2] = clip8(luma + m.cb_b * cb);
             dst += 3;
         }
+    }
+    return 0;
+}
+
+// Wraps 4:2:0 planes as a lazy sRGB image that owns them; on failure the
+// planes are released too.
+static VipsImage *planes_as_rgb(struct heif_image *decoded, int width, int height, YCbCrMatrix m) {
+    PlaneSource *source = g_new0(PlaneSource, 1);
+    source->planes = decoded;
+    source->m = m;
+    source->y = heif_image_get_plane_readonly(decoded, heif_channel_Y, &source->y_stride);
+    source->cb = heif_image_get_plane_readonly(decoded, heif_channel_Cb, &source->cb_stride);
+    source->cr = heif_image_get_plane_readonly(decoded, heif_channel_Cr, &source->cr_stride);
+    if (!source->y || !source->cb || !source->cr || heif_image_get_width(decoded, heif_channel_Y) < width ||
+        heif_image_get_height(decoded, heif_channel_Y) < height ||
+        heif_image_get_width(decoded, heif_channel_Cb) < (width + 1) / 2 ||
+        heif_image_get_height(decoded, heif_channel_Cb) < (height + 1) / 2 ||
+        heif_image_get_width(decoded, heif_channel_Cr) < (width + 1) / 2 ||
+        heif_image_get_height(decoded, heif_channel_Cr) < (height + 1) / 2) {
+        plane_source_free(NULL, source);
+        return NULL;
+    }
+    VipsImage *out = vips_image_new();
+    g_signal_connect(out, "close", G_CALLBACK(plane_source_free), source);
+    vips_image_init_fields(out, width, height, 3, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB,
+                           1.0, 1.0);
+    // Any region is as cheap as any other. Marked as the other whole
+    // decodes are (a sequential load copied to memory), so that libvips
+    // shrinks it top to bottom in one pass: without the mark, fitting a 12
+    // MP image took 0.35 s instead of 0.06 s.
+    vips_image_set_int(out, VIPS_META_SEQUENTIAL, 1);
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_ANY, NULL) != 0 ||
+        vips_image_generate(out, NULL, plane_source_generate, NULL, source, NULL) != 0) {
+        unref(out);
+        return NULL;
     }
     return out;
 }
@@ -307,7 +346,8 @@ static int load_heif_planes(const void *bytes, size_t length, const CVipsShim_He
     // same for files that declared BT.709 or limited range.)
     if (heif_image_get_nclx_color_profile(decoded, &nclx).code != heif_error_Ok) nclx = NULL;
     if (nclx && (nclx->matrix_coefficients == 0 || nclx->matrix_coefficients >= 11)) goto finish;
-    *out = planes_to_rgb(decoded, width, height, ycbcr_matrix(nclx));
+    *out = planes_as_rgb(decoded, width, height, ycbcr_matrix(nclx));
+    decoded = NULL;  // the image owns the planes now, or they are gone
 finish:
     if (!*out) vips_error_clear();
     if (nclx) heif_nclx_color_profile_free(nclx);

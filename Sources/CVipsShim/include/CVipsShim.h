@@ -43,6 +43,10 @@ void CVipsShim_TuneMalloc(int mmap_threshold, int arenas);
 /// Gives the free memory malloc holds back to the system (malloc_trim).
 void CVipsShim_TrimMemory(void);
 
+/// Frees what libvips keeps for the calling thread between pipelines (its
+/// cache of pixel buffers), for a thread that is done with a photo.
+void CVipsShim_ThreadDone(void);
+
 /// Facts from a photo's header, read without decoding the pixels.
 typedef struct {
     /// Stored size, before the EXIF orientation is applied.
