@@ -1,10 +1,10 @@
 import Dispatch
 
-/// Formats without shrink-on-load (HEIC above all: libheif holds the YUV
-/// planes, the RGB image and its own buffers, ~95 MB for 12 MP) are decoded
-/// whole, and a JPEG whose crops need (nearly) full resolution is decoded
-/// large to cut them. This gate lets one such large decode run at a time
-/// (for a crop decode: until its crops are written); the other
+/// Formats without shrink-on-load (HEIC above all: libheif's decoder
+/// buffers and planes, ~65 MB at the peak for a 12 MP HEIC) are decoded
+/// whole, and a JPEG whose crops need a large part of the photo at (nearly)
+/// full resolution decodes that part. This gate lets one such large decode
+/// run at a time (for a crop decode: until its crops are written); the other
 /// workers go on detecting, cropping and decoding JPEGs meanwhile, so the
 /// peak memory is one large decode, not `--jobs` of them, and throughput
 /// hardly changes (decoding one photo overlaps detecting another).
