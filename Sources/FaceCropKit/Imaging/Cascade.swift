@@ -62,12 +62,7 @@ final class Cascade: @unchecked Sendable {
                 handle, pixels.baseAddress, Int32(image.width), Int32(image.height), image.width,
                 &params, &boxes, &count, &message)
         }
-        guard status == 0 else {
-            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "detection failed"))
-        }
-        guard let boxes else { return [] }
-        defer { CFaceDetect_Free(boxes) }
-        return UnsafeBufferPointer(start: boxes, count: count).map {
+        return try takeCArray(status, boxes, count: count, message: message, source: source).map {
             Detection(
                 box: PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)),
                 score: $0.score)
@@ -105,18 +100,28 @@ struct CascadeVote {
                     &params, &boxes, &count, &message)
             }
         }
-        guard status == 0 else {
-            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "detection failed"))
-        }
-        guard let boxes else { return [] }
-        defer { CFaceDetect_Free(boxes) }
-        return UnsafeBufferPointer(start: boxes, count: count).map {
+        return try takeCArray(status, boxes, count: count, message: message, source: source).map {
             (PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)), Int($0.votes))
         }
     }
 
     /// Passes each image gets: one per cascade and orientation.
     var passes: Int { cascades.count * 2 }
+}
+
+/// The list a CFaceDetect call handed out: its items copied into Swift and
+/// the shim's allocation freed, or, when `status` is not 0, the call's
+/// message thrown as a detection failure.
+func takeCArray<Item>(
+    _ status: Int32, _ items: UnsafeMutablePointer<Item>?, count: Int, message: UnsafeMutablePointer<CChar>?,
+    source: String, failure: String = "detection failed"
+) throws(FaceCropError) -> [Item] {
+    defer { CFaceDetect_Free(items) }
+    guard status == 0 else {
+        throw .detectionFailed(source, reason: takeCMessage(message, fallback: failure))
+    }
+    guard let items else { return [] }
+    return Array(UnsafeBufferPointer(start: items, count: count))
 }
 
 func takeCMessage(_ message: UnsafeMutablePointer<CChar>?, fallback: String) -> String {

@@ -212,12 +212,7 @@ final class Detector: @unchecked Sendable {
                 frontal.handle, profile?.handle, confirm?.handle, eye?.handle, eyeglasses?.handle, pixels.baseAddress,
                 Int32(gray.width), Int32(gray.height), gray.width, &params, &out, &count, &message)
         }
-        guard status == 0 else {
-            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "detection failed"))
-        }
-        guard let out else { return [] }
-        defer { CFaceDetect_Free(out) }
-        return Array(UnsafeBufferPointer(start: out, count: count))
+        return try takeCArray(status, out, count: count, message: message, source: source)
     }
 
     /// The cascade ensemble: candidates from alt2 (few raw windows needed)
@@ -313,12 +308,9 @@ final class People {
                 handle, $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, 0, pastFrame ? 1 : 0, &boxes, &count,
                 &message)
         }
-        guard status == 0 else {
-            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "people detection failed"))
-        }
-        guard let boxes else { return [] }
-        defer { CFaceDetect_Free(boxes) }
-        return UnsafeBufferPointer(start: boxes, count: count).map {
+        return try takeCArray(
+            status, boxes, count: count, message: message, source: source, failure: "people detection failed"
+        ).map {
             (PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)), $0.score)
         }
     }
@@ -349,12 +341,8 @@ final class YuNet {
                 handle, $0.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, minScore, 0.3, &faces,
                 &count, &message)
         }
-        guard status == 0 else {
-            throw .detectionFailed(source, reason: takeCMessage(message, fallback: "YuNet failed"))
-        }
-        guard let faces else { return [] }
-        defer { CFaceDetect_Free(faces) }
-        return UnsafeBufferPointer(start: faces, count: count).compactMap { face in
+        let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "YuNet failed")
+        return found.compactMap { face in
             let x0 = max(0, Int(face.x.rounded())), y0 = max(0, Int(face.y.rounded()))
             let x1 = min(rgb.width, Int((face.x + face.width).rounded()))
             let y1 = min(rgb.height, Int((face.y + face.height).rounded()))
