@@ -1,6 +1,10 @@
 // One crop: a square cut from a decode (padded where it reaches outside,
 // optionally turned about its centre), resized to the output side and
 // encoded as JPEG, PNG or WebP in memory.
+//
+// Every image cut from here is already in memory (a materialized or region
+// decode, or HEIF planes), so no step reads the photo file again: any
+// failure here is one of making the output, CVipsShim_EncodeFailed.
 #include <math.h>
 
 #include "internal.h"
@@ -123,6 +127,6 @@ int CVipsShim_CropEncode(CVipsShim_Image *handle, const CVipsShim_CropSpec *spec
     VipsImage *t = cut_square(handle->image, spec);
     if (t) t = resize_square(t, spec->side, spec->output_side);
     if (t) t = shim_to_8bit(t, VIPS_INTERPRETATION_sRGB, 3);
-    if (!t) return shim_fail(CVipsShim_DecodeFailed, message, "could not cut crop");
+    if (!t) return shim_fail(CVipsShim_EncodeFailed, message, "could not cut crop");
     return encode(t, spec, bytes, length, message);
 }

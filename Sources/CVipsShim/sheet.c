@@ -101,7 +101,7 @@ int CVipsShim_SheetTile(const char *path, int side, long number, CVipsShim_Image
         t = placeholder(side);
     }
     if (t) t = framed(t, side, number);
-    if (!t) return shim_fail(CVipsShim_DecodeFailed, message, "could not make tile");
+    if (!t) return shim_fail(CVipsShim_EncodeFailed, message, "could not make tile");
     // Decode now, so that the file is closed and the tile is a small block of
     // memory, however many tiles a sheet holds.
     VipsImage *memory = vips_image_copy_memory(t);
@@ -130,7 +130,7 @@ int CVipsShim_SheetSave(CVipsShim_Image *const *tiles, int count, int across, co
                                 "background", background, NULL);
     vips_area_unref(VIPS_AREA(background));
     g_free(images);
-    if (status != 0) return shim_fail(CVipsShim_DecodeFailed, message, "could not join tiles");
+    if (status != 0) return shim_fail(CVipsShim_EncodeFailed, message, "could not join tiles");
     // Straight to the file, a strip at a time: the encoded sheet is never
     // held in memory as well as its tiles.
     status = vips_pngsave(sheet, path, "strip", TRUE, "compression", 6, NULL);
