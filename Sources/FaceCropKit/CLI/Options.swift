@@ -353,12 +353,7 @@ public enum OptionTable {
                 lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + spec.help)
             }
         }
-        lines += [
-            "",
-            "Exit status: 0 every photo processed, 1 some photo failed, 64 usage error,",
-            "66 input missing, 69 cascade, model or ffmpeg unavailable, 73 output unusable, 130 interrupted,",
-            "143 terminated.",
-        ]
+        lines += [""] + ExitStatus.helpParagraph()
         return lines.joined(separator: "\n") + "\n"
     }
 
