@@ -16,6 +16,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case decodeFailed(String, reason: String)
     case tooLarge(String, reason: String)
     case detectionFailed(String, reason: String)
+    case encodeFailed(String, reason: String)
     case writeFailed(String, reason: String)
     /// The output is full: the run stops (the finished photos are kept).
     case outputFull(String, reason: String)
@@ -35,6 +36,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .decodeFailed(_, let reason): "could not decode: \(reason)"
         case .tooLarge(_, let reason): "refused: \(reason)"
         case .detectionFailed(_, let reason): "face detection failed: \(reason)"
+        case .encodeFailed(_, let reason): "could not encode: \(reason)"
         case .writeFailed(_, let reason): "could not write crop: \(reason)"
         case .outputFull(_, let reason): "output is full: \(reason)"
         }
@@ -55,7 +57,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .modelUnavailable(let path, let reason):
             return "cannot load model '\(path)': \(reason) (--detector yunet needs --model FILE.onnx, a YuNet face detection model)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
-            .tooLarge(let path, _), .detectionFailed(let path, _), .writeFailed(let path, _), .outputFull(let path, _):
+            .tooLarge(let path, _), .detectionFailed(let path, _), .encodeFailed(let path, _), .writeFailed(let path, _),
+            .outputFull(let path, _):
             return "'\(path)': \(reason)"
         }
     }

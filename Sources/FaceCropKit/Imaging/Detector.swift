@@ -288,7 +288,7 @@ final class People {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         guard CFaceDetect_PeopleNew(&handle, &message) == 0, let handle else {
-            throw .libraryFailed("cannot set up the HOG people detector: \(takeCMessage(message, fallback: "failed"))")
+            throw .libraryFailed("cannot set up the HOG people detector: \(takeMessage(message, fallback: "failed", free: CFaceDetect_Free))")
         }
         self.handle = handle
     }
@@ -324,7 +324,7 @@ final class YuNet {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         guard CFaceDetect_YuNetNew(path, &handle, &message) == 0, let handle else {
-            throw .modelUnavailable(path, reason: takeCMessage(message, fallback: "could not load"))
+            throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
         }
         self.handle = handle
     }

@@ -98,7 +98,7 @@ struct PhotoProcessor: Sendable {
     /// Stop after detection (the `floor` benchmark: decode + one detection pass).
     var detectOnly = false
 
-    /// Settings hash and labels, for records and manifest lines.
+    /// Each input's label, for records and manifest lines.
     var labels: [String] = [""]
     var journal: Journal?
 
@@ -120,7 +120,7 @@ struct PhotoProcessor: Sendable {
         switch outcome {
         case .fresh(let fresh):
             switch fresh.error {
-            case .notAnImage?, .decodeFailed?:
+            case .notAnImage?, .decodeFailed?, .encodeFailed?:
                 outcome = diagnosis.exclusive { attempt(photo, previous: previous, with: detector) }
             default:
                 break
