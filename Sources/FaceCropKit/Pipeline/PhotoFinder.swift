@@ -192,12 +192,7 @@ public struct PhotoFinder: Sendable {
         var cleaned = String(name.unicodeScalars.map { odd($0) ? "_" : Character($0) })
         if cleaned.hasPrefix("-") { cleaned = "_" + cleaned.dropFirst() }
         while cleaned.utf8.count > 120 { cleaned.removeLast() }
-        var hash: UInt32 = 0x811c_9dc5
-        for byte in bytes {
-            hash ^= UInt32(byte)
-            hash &*= 0x0100_0193
-        }
-        let hex = String(hash, radix: 16)
+        let hex = String(FNV1a.hash32(bytes), radix: 16)
         return cleaned + "~" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 
