@@ -70,7 +70,7 @@ struct ReadmeTests {
     @Test func readmeDocumentsEveryOption() throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         for spec in OptionTable.all {
-            let label = OptionTable.label(spec).replacingOccurrences(of: "|", with: "\\|")
+            let label = spec.label.replacingOccurrences(of: "|", with: "\\|")
             #expect(readme.contains("`\(label)`"), "README is missing `\(label)`")
         }
     }

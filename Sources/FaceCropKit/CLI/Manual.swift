@@ -106,7 +106,7 @@ enum Manual {
         case none, folder, file, words([String])
     }
 
-    private static func kind(_ spec: OptionSpec) -> ValueKind? {
+    private static func kind(_ spec: OptionSpec<Options>) -> ValueKind? {
         guard let value = spec.value else { return nil }
         if value.contains("|") { return .words(value.split(separator: "|").map(String.init)) }
         switch value {

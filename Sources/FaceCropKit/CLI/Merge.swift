@@ -6,6 +6,29 @@ import Foundation
 enum MergeCommand {
     static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json]"
 
+    /// What `merge` is told on the command line.
+    struct Settings: Sendable {
+        var folders: [String] = []
+        var quiet = false
+        var json = false
+        var showHelp = false
+    }
+
+    static let options: [OptionSpec<Settings>] = [
+        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
+        .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
+        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+    ]
+
+    static var help: String {
+        let lines = [
+            usage, "",
+            "Combines the output folders of 'facecrop --shard K/N' runs (or one shared",
+            "output folder) into one dataset in <out>.", "", "Options:",
+        ]
+        return (lines + ArgumentReader.helpLines(options)).joined(separator: "\n") + "\n"
+    }
+
     struct ShardState {
         var folder: String
         var shard: Shard
@@ -13,31 +36,24 @@ enum MergeCommand {
     }
 
     static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
-        var folders: [String] = []
-        var quiet = false
-        var json = false
-        for argument in arguments {
-            switch argument {
-            case "-q", "--quiet": quiet = true
-            case "--json": json = true
-            case "-h", "--help":
-                Terminal.stdout(usage + "\n\nCombines the output folders of 'facecrop --shard K/N' runs (or one shared\noutput folder) into one dataset in <out>.\n")
-                return ExitStatus.success
-            default:
-                if argument.hasPrefix("-") {
-                    Terminal.stderr("Error: unknown option '\(argument)'\n\(usage)\nSee 'facecrop --help' for more information.\n")
-                    return ExitStatus.usage
-                }
-                folders.append(argument)
-            }
+        var settings = Settings()
+        do {
+            _ = try ArgumentReader.read(arguments, table: options, into: &settings) { $0.folders.append($1) }
+        } catch {
+            return ArgumentReader.usageError(error.description, usage: usage)
         }
+        if settings.showHelp {
+            Terminal.stdout(help)
+            return ExitStatus.success
+        }
+        let folders = settings.folders
         guard folders.count >= 2 else {
-            Terminal.stderr("Error: merge needs an output folder and at least one shard folder\n\(usage)\nSee 'facecrop --help' for more information.\n")
-            return ExitStatus.usage
+            return ArgumentReader.usageError("merge needs an output folder and at least one shard folder", usage: usage)
         }
         do {
             return try await merge(
-                into: folders[0], from: Array(folders.dropFirst()), quiet: quiet, json: json, stop: stop, temporaries: temporaries)
+                into: folders[0], from: Array(folders.dropFirst()), quiet: settings.quiet, json: settings.json, stop: stop,
+                temporaries: temporaries)
         } catch {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus
