@@ -92,39 +92,14 @@ enum MergeCommand {
         try Vips.start()
         var shards: [ShardState] = []
         for folder in folders { shards += try findShards(in: folder) }
-        let count = shards[0].shard.count
-        let hash = shards[0].loaded.settingsHash
-        for state in shards where state.shard.count != count || state.loaded.settingsHash != hash {
-            throw .inputMissing(state.folder, reason: "shard \(state.shard.index)/\(state.shard.count) was made with other settings or another shard count")
-        }
-        let indices = shards.map(\.shard.index).sorted()
-        guard indices == Array(0..<count) else {
-            let missing = Set(0..<count).subtracting(indices).sorted().map(String.init).joined(separator: ", ")
-            throw .inputMissing(folders.joined(separator: " "), reason: missing.isEmpty ? "a shard appears twice" : "missing shard(s) \(missing) of \(count)")
-        }
-        guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].loaded.header["settings"] as? [String: Any]) else {
-            throw .inputMissing(shards[0].folder, reason: "the shard records have no settings")
-        }
+        let (count, hash, settings) = try checkComplete(shards, folders: folders)
 
         do throws(WriteFailure) {
             try AtomicFile.makeFolder(output)
             let store = StateStore(output: output, shard: nil)
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
-            let outputIdentity = FileIdentity(path: output, follow: true)
-            var records: [PhotoRecord] = []
-            for state in shards {
-                let sameFolder = FileIdentity(path: state.folder, follow: true) == outputIdentity
-                for record in state.loaded.stateRecords {
-                    if !sameFolder {
-                        for crop in record.crops {
-                            try place(crop, from: state.folder, into: output, temporaries: temporaries)
-                        }
-                    }
-                    records.append(record)
-                }
-            }
-            records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+            let records = try gather(shards, into: output, temporaries: temporaries)
             var counts = RunCounts()
             let manifest = try ManifestWriter(outputRoot: output, temporaries: temporaries)
             for record in records {
@@ -151,6 +126,49 @@ enum MergeCommand {
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
+    }
+
+    /// Checks that `shards` are all N shards of one run, each once, made with
+    /// the same settings. Returns N, the settings hash and the settings.
+    static func checkComplete(_ shards: [ShardState], folders: [String]) throws(FaceCropError)
+        -> (count: Int, hash: String, settings: JSON)
+    {
+        let count = shards[0].shard.count
+        let hash = shards[0].loaded.settingsHash
+        for state in shards where state.shard.count != count || state.loaded.settingsHash != hash {
+            throw .inputMissing(state.folder, reason: "shard \(state.shard.index)/\(state.shard.count) was made with other settings or another shard count")
+        }
+        let indices = shards.map(\.shard.index).sorted()
+        guard indices == Array(0..<count) else {
+            let missing = Set(0..<count).subtracting(indices).sorted().map(String.init).joined(separator: ", ")
+            throw .inputMissing(folders.joined(separator: " "), reason: missing.isEmpty ? "a shard appears twice" : "missing shard(s) \(missing) of \(count)")
+        }
+        guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].loaded.header["settings"] as? [String: Any]) else {
+            throw .inputMissing(shards[0].folder, reason: "the shard records have no settings")
+        }
+        return (count, hash, settings)
+    }
+
+    /// Every shard's records in manifest order, their crops placed in
+    /// `output` (unless a shard wrote into `output` itself).
+    static func gather(_ shards: [ShardState], into output: String, temporaries: TemporaryFiles) throws(WriteFailure)
+        -> [PhotoRecord]
+    {
+        let outputIdentity = FileIdentity(path: output, follow: true)
+        var records: [PhotoRecord] = []
+        for state in shards {
+            let sameFolder = FileIdentity(path: state.folder, follow: true) == outputIdentity
+            for record in state.loaded.stateRecords {
+                if !sameFolder {
+                    for crop in record.crops {
+                        try place(crop, from: state.folder, into: output, temporaries: temporaries)
+                    }
+                }
+                records.append(record)
+            }
+        }
+        records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+        return records
     }
 
     /// Hard-links (or copies) one crop into the merged folder, atomically.
