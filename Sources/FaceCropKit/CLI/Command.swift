@@ -24,8 +24,7 @@ public enum FaceCropCommand {
         do {
             options = try OptionTable.parse(arguments, requireOutput: !floor)
         } catch {
-            Terminal.stderr("Error: \(error.description)\n\(OptionTable.usage)\nSee 'facecrop --help' for more information.\n")
-            return ExitStatus.usage
+            return ArgumentReader.usageError(error.description, usage: OptionTable.usage)
         }
         if options.showHelp {
             Terminal.stdout(OptionTable.help)

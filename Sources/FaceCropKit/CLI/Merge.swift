@@ -6,6 +6,29 @@ import Foundation
 enum MergeCommand {
     static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json]"
 
+    /// What `merge` is told on the command line.
+    struct Settings: Sendable {
+        var folders: [String] = []
+        var quiet = false
+        var json = false
+        var showHelp = false
+    }
+
+    static let options: [OptionSpec<Settings>] = [
+        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
+        .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
+        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+    ]
+
+    static var help: String {
+        let lines = [
+            usage, "",
+            "Combines the output folders of 'facecrop --shard K/N' runs (or one shared",
+            "output folder) into one dataset in <out>.", "", "Options:",
+        ]
+        return (lines + ArgumentReader.helpLines(options)).joined(separator: "\n") + "\n"
+    }
+
     struct ShardState {
         var folder: String
         var shard: Shard
@@ -13,31 +36,24 @@ enum MergeCommand {
     }
 
     static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
-        var folders: [String] = []
-        var quiet = false
-        var json = false
-        for argument in arguments {
-            switch argument {
-            case "-q", "--quiet": quiet = true
-            case "--json": json = true
-            case "-h", "--help":
-                Terminal.stdout(usage + "\n\nCombines the output folders of 'facecrop --shard K/N' runs (or one shared\noutput folder) into one dataset in <out>.\n")
-                return ExitStatus.success
-            default:
-                if argument.hasPrefix("-") {
-                    Terminal.stderr("Error: unknown option '\(argument)'\n\(usage)\nSee 'facecrop --help' for more information.\n")
-                    return ExitStatus.usage
-                }
-                folders.append(argument)
-            }
+        var settings = Settings()
+        do {
+            _ = try ArgumentReader.read(arguments, table: options, into: &settings) { $0.folders.append($1) }
+        } catch {
+            return ArgumentReader.usageError(error.description, usage: usage)
         }
+        if settings.showHelp {
+            Terminal.stdout(help)
+            return ExitStatus.success
+        }
+        let folders = settings.folders
         guard folders.count >= 2 else {
-            Terminal.stderr("Error: merge needs an output folder and at least one shard folder\n\(usage)\nSee 'facecrop --help' for more information.\n")
-            return ExitStatus.usage
+            return ArgumentReader.usageError("merge needs an output folder and at least one shard folder", usage: usage)
         }
         do {
             return try await merge(
-                into: folders[0], from: Array(folders.dropFirst()), quiet: quiet, json: json, stop: stop, temporaries: temporaries)
+                into: folders[0], from: Array(folders.dropFirst()), quiet: settings.quiet, json: settings.json, stop: stop,
+                temporaries: temporaries)
         } catch {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus
@@ -76,39 +92,14 @@ enum MergeCommand {
         try Vips.start()
         var shards: [ShardState] = []
         for folder in folders { shards += try findShards(in: folder) }
-        let count = shards[0].shard.count
-        let hash = shards[0].loaded.settingsHash
-        for state in shards where state.shard.count != count || state.loaded.settingsHash != hash {
-            throw .inputMissing(state.folder, reason: "shard \(state.shard.index)/\(state.shard.count) was made with other settings or another shard count")
-        }
-        let indices = shards.map(\.shard.index).sorted()
-        guard indices == Array(0..<count) else {
-            let missing = Set(0..<count).subtracting(indices).sorted().map(String.init).joined(separator: ", ")
-            throw .inputMissing(folders.joined(separator: " "), reason: missing.isEmpty ? "a shard appears twice" : "missing shard(s) \(missing) of \(count)")
-        }
-        guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].loaded.header["settings"] as? [String: Any]) else {
-            throw .inputMissing(shards[0].folder, reason: "the shard records have no settings")
-        }
+        let (count, hash, settings) = try checkComplete(shards, folders: folders)
 
         do throws(WriteFailure) {
             try AtomicFile.makeFolder(output)
             let store = StateStore(output: output, shard: nil)
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
-            let outputIdentity = FileIdentity(path: output, follow: true)
-            var records: [PhotoRecord] = []
-            for state in shards {
-                let sameFolder = FileIdentity(path: state.folder, follow: true) == outputIdentity
-                for record in state.loaded.stateRecords {
-                    if !sameFolder {
-                        for crop in record.crops {
-                            try place(crop, from: state.folder, into: output, temporaries: temporaries)
-                        }
-                    }
-                    records.append(record)
-                }
-            }
-            records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+            let records = try gather(shards, into: output, temporaries: temporaries)
             var counts = RunCounts()
             let manifest = try ManifestWriter(outputRoot: output, temporaries: temporaries)
             for record in records {
@@ -135,6 +126,49 @@ enum MergeCommand {
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
+    }
+
+    /// Checks that `shards` are all N shards of one run, each once, made with
+    /// the same settings. Returns N, the settings hash and the settings.
+    static func checkComplete(_ shards: [ShardState], folders: [String]) throws(FaceCropError)
+        -> (count: Int, hash: String, settings: JSON)
+    {
+        let count = shards[0].shard.count
+        let hash = shards[0].loaded.settingsHash
+        for state in shards where state.shard.count != count || state.loaded.settingsHash != hash {
+            throw .inputMissing(state.folder, reason: "shard \(state.shard.index)/\(state.shard.count) was made with other settings or another shard count")
+        }
+        let indices = shards.map(\.shard.index).sorted()
+        guard indices == Array(0..<count) else {
+            let missing = Set(0..<count).subtracting(indices).sorted().map(String.init).joined(separator: ", ")
+            throw .inputMissing(folders.joined(separator: " "), reason: missing.isEmpty ? "a shard appears twice" : "missing shard(s) \(missing) of \(count)")
+        }
+        guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].loaded.header["settings"] as? [String: Any]) else {
+            throw .inputMissing(shards[0].folder, reason: "the shard records have no settings")
+        }
+        return (count, hash, settings)
+    }
+
+    /// Every shard's records in manifest order, their crops placed in
+    /// `output` (unless a shard wrote into `output` itself).
+    static func gather(_ shards: [ShardState], into output: String, temporaries: TemporaryFiles) throws(WriteFailure)
+        -> [PhotoRecord]
+    {
+        let outputIdentity = FileIdentity(path: output, follow: true)
+        var records: [PhotoRecord] = []
+        for state in shards {
+            let sameFolder = FileIdentity(path: state.folder, follow: true) == outputIdentity
+            for record in state.loaded.stateRecords {
+                if !sameFolder {
+                    for crop in record.crops {
+                        try place(crop, from: state.folder, into: output, temporaries: temporaries)
+                    }
+                }
+                records.append(record)
+            }
+        }
+        records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+        return records
     }
 
     /// Hard-links (or copies) one crop into the merged folder, atomically.

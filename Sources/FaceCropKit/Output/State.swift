@@ -278,11 +278,6 @@ public struct Shard: Sendable, Equatable {
 
     /// FNV-1a over the label and source path: the same on every machine and run.
     func owns(label: String, source: String) -> Bool {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in StateStore.key(label: label, source: source).utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return Int(hash % UInt64(count)) == index
+        Int(FNV1a.hash64(StateStore.key(label: label, source: source).utf8) % UInt64(count)) == index
     }
 }

@@ -44,7 +44,7 @@ public struct PhotoOutcome: Sendable {
     public var sha256: String?
 
     static func failed(_ photo: Photo, _ error: FaceCropError, sha256: String? = nil) -> PhotoOutcome {
-        PhotoOutcome(input: photo.input, source: photo.source, status: .error, error: error, sha256: sha256)
+        PhotoOutcome(input: photo.inputIndex, source: photo.source, status: .error, error: error, sha256: sha256)
     }
 }
 
@@ -98,7 +98,7 @@ struct PhotoProcessor: Sendable {
     /// Stop after detection (the `floor` benchmark: decode + one detection pass).
     var detectOnly = false
 
-    /// Settings hash and labels, for records and manifest lines.
+    /// Each input's label, for records and manifest lines.
     var labels: [String] = [""]
     var journal: Journal?
 
@@ -120,7 +120,7 @@ struct PhotoProcessor: Sendable {
         switch outcome {
         case .fresh(let fresh):
             switch fresh.error {
-            case .notAnImage?, .decodeFailed?:
+            case .notAnImage?, .decodeFailed?, .encodeFailed?:
                 outcome = diagnosis.exclusive { attempt(photo, previous: previous, with: detector) }
             default:
                 break
@@ -136,7 +136,7 @@ struct PhotoProcessor: Sendable {
             record = kept
         case .fresh(let fresh):
             record = PhotoRecord(
-                label: photo.label, input: photo.input, source: photo.source, size: photo.size,
+                label: photo.label, input: photo.inputIndex, source: photo.source, size: photo.size,
                 modified: photo.modified, sha256: fresh.sha256, status: fresh.status, crops: fresh.faces.map(\.crop),
                 lines: ManifestWriter.lines(for: fresh, labels: labels), error: fresh.error)
         }
@@ -149,9 +149,9 @@ struct PhotoProcessor: Sendable {
     /// The record for a problem the walk found.
     func record(for problem: FindProblem) -> PhotoRecord {
         let error = FaceCropError.unreadable(FileName.display(problem.source), reason: problem.reason)
-        let outcome = PhotoOutcome(input: problem.input, source: problem.source, status: .error, error: error)
+        let outcome = PhotoOutcome(input: problem.inputIndex, source: problem.source, status: .error, error: error)
         return PhotoRecord(
-            label: problem.label, input: problem.input, source: problem.source, size: 0, modified: 0, sha256: nil,
+            label: problem.label, input: problem.inputIndex, source: problem.source, size: 0, modified: 0, sha256: nil,
             status: .error, crops: [], lines: ManifestWriter.lines(for: outcome, labels: labels), error: error)
     }
 
@@ -185,7 +185,7 @@ struct PhotoProcessor: Sendable {
             throw .tooLarge(source, reason: "\(header.storedWidth) x \(header.storedHeight) pixels is over the limit of \(settings.maxPixels) pixels (--max-pixels)")
         }
         var outcome = PhotoOutcome(
-            input: photo.input, source: photo.source, status: .noFace, width: header.width, height: header.height,
+            input: photo.inputIndex, source: photo.source, status: .noFace, width: header.width, height: header.height,
             sha256: sha256)
 
         // Detect on a small upright decode; it stays in memory because the

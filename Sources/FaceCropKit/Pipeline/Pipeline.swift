@@ -54,9 +54,9 @@ enum WorkItem: Sendable {
 
     var key: (Int, String) {
         switch self {
-        case .photo(let photo, _): (photo.input, photo.source)
+        case .photo(let photo, _): (photo.inputIndex, photo.source)
         case .kept(let record): (record.input, record.source)
-        case .problem(let problem): (problem.input, problem.source)
+        case .problem(let problem): (problem.inputIndex, problem.source)
         }
     }
 }
