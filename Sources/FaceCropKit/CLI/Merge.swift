@@ -110,10 +110,10 @@ enum MergeCommand {
             }
             records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
             var counts = RunCounts()
-            let manifest = try ManifestWriter(outputRoot: output, temporaries: temporaries)
+            let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
             for record in records {
                 counts.add(record)
-                try manifest.append(record)
+                try manifest.append(Manifest.lines(of: record))
             }
             try manifest.commit()
             try store.commit(records, settingsHash: hash, settings: settings, temporaries: temporaries)
@@ -126,10 +126,9 @@ enum MergeCommand {
                 Terminal.stderr("facecrop: merged \(count) shards: \(counts.photos) photos, \(counts.faces) faces -> '\(output)'\n")
             }
             // The contact sheet and report of the whole dataset (shards make none).
-            var options = Options()
-            options.output = output
             let failures = await Finishers.run(
-                FinishedRun(output: output, options: options, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop))
+                FinishedRun(output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop),
+                FinishSettings())
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
             return counts.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
         } catch {
