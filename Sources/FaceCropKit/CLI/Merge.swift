@@ -67,15 +67,8 @@ enum MergeCommand {
         return shards
     }
 
-    static func merge(
-        into output: String, from folders: [String], quiet: Bool, json: Bool, stop: StopRequest, temporaries: TemporaryFiles
-    ) async
-        throws(FaceCropError) -> Int32
-    {
-        let started = ContinuousClock.now
-        try Vips.start()
-        var shards: [ShardState] = []
-        for folder in folders { shards += try findShards(in: folder) }
+    /// The settings hash and settings every shard of one complete set was made with.
+    static func agreement(of shards: [ShardState], folders: [String]) throws(FaceCropError) -> (String, JSON) {
         let count = shards[0].shard.count
         let hash = shards[0].loaded.settingsHash
         for state in shards where state.shard.count != count || state.loaded.settingsHash != hash {
@@ -89,6 +82,20 @@ enum MergeCommand {
         guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].loaded.header["settings"] as? [String: Any]) else {
             throw .inputMissing(shards[0].folder, reason: "the shard records have no settings")
         }
+        return (hash, settings)
+    }
+
+    static func merge(
+        into output: String, from folders: [String], quiet: Bool, json: Bool, stop: StopRequest, temporaries: TemporaryFiles
+    ) async
+        throws(FaceCropError) -> Int32
+    {
+        let started = ContinuousClock.now
+        try Vips.start()
+        var shards: [ShardState] = []
+        for folder in folders { shards += try findShards(in: folder) }
+        let count = shards[0].shard.count
+        let (hash, settings) = try agreement(of: shards, folders: folders)
 
         do throws(WriteFailure) {
             try AtomicFile.makeFolder(output)
@@ -109,31 +116,40 @@ enum MergeCommand {
                 }
             }
             records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
-            var counts = RunCounts()
-            let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
-            for record in records {
-                counts.add(record)
-                try manifest.append(Manifest.lines(of: record))
-            }
-            try manifest.commit()
-            try store.commit(records, settingsHash: hash, settings: settings, temporaries: temporaries)
+            let merged = try write(records, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
             let stats = Stats(
-                settings: settings, settingsHash: hash, counts: counts,
+                settings: settings, settingsHash: hash, counts: merged,
                 elapsed: Progress.seconds(ContinuousClock.now - started), jobs: 1, interrupted: false, removed: 0, shard: nil)
             try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
             if json { Terminal.stdout(stats.json.serialized() + "\n") }
             if !quiet {
-                Terminal.stderr("facecrop: merged \(count) shards: \(counts.photos) photos, \(counts.faces) faces -> '\(output)'\n")
+                Terminal.stderr("facecrop: merged \(count) shards: \(merged.photos) photos, \(merged.faces) faces -> '\(output)'\n")
             }
             // The contact sheet and report of the whole dataset (shards make none).
             let failures = await Finishers.run(
                 FinishedRun(output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop),
                 FinishSettings())
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
-            return counts.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
+            return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
+    }
+
+    /// Writes the merged manifest and state file; returns the counts.
+    static func write(
+        _ records: [PhotoRecord], into output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles
+    ) throws(WriteFailure) -> RunCounts {
+        var counts = RunCounts()
+        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
+        for record in records {
+            counts.add(record)
+            try manifest.append(Manifest.lines(of: record))
+        }
+        try manifest.commit()
+        try StateStore(output: output, shard: nil)
+            .commit(records, settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        return counts
     }
 
     /// Hard-links (or copies) one crop into the merged folder, atomically.
