@@ -14,25 +14,9 @@ enum ClipStep {
         var face: FrameBox
     }
 
-    /// What `writeClip` needs.
-    struct Settings: Sendable {
-        var ffmpeg: FFmpeg
-        var codec: ClipCodec
-        var side: Int
-        var fps: Int
-        var hold: Int
-        var mask: ClipMaskShape
-        var output: String
-        var temporaries: TemporaryFiles
-        var stop: StopRequest
-    }
-
     /// Writes the clips of a finished run; returns the errors met. `suffix`
     /// is the shard's (`clips.shard-K-of-N.jsonl`).
     static func run(_ run: FinishedRun, _ clips: ClipSettings, suffix: String) -> [String] {
-        let settings = Settings(
-            ffmpeg: clips.ffmpeg, codec: clips.codec, side: clips.side, fps: clips.fps, hold: clips.hold, mask: clips.mask,
-            output: run.output, temporaries: run.temporaries, stop: run.stop)
         let sidecarPath = run.output + "/\(sidecarName)\(suffix).jsonl"
         let earlierClips = recordedClips(in: sidecarPath)
         let sidecar: JSONLinesWriter
@@ -45,10 +29,10 @@ enum ClipStep {
         var written: Set<String> = []
         if let path = clips.path {
             let recorded = recordedName(of: path, output: run.output)
-            let allFrames = run.records.lazy.flatMap { Self.frames(of: $0, margin: clips.margin, side: settings.side) }
+            let allFrames = run.records.lazy.flatMap { Self.frames(of: $0, margin: clips.margin, side: clips.side) }
             do throws(ClipFailure) {
                 try AtomicFileFolder.make(for: path)
-                let count = try writeClip(allFrames, to: path, settings) { crop, frame in
+                let count = try writeClip(allFrames, to: path, clips, run) { crop, frame in
                     try? sidecar.append(line(crop: crop, clip: recorded, frame: frame))
                 }
                 if count > 0 { written.insert(recorded) }
@@ -57,7 +41,7 @@ enum ClipStep {
                 return ["clip '\(path)': \(error.reason)"]
             }
         } else {
-            failures = perSource(run, clips, settings, sidecar: sidecar, written: &written)
+            failures = perSource(run, clips, sidecar: sidecar, written: &written)
         }
         if clips.prune {
             // Per-source clips of photos that are gone or have no face now.
@@ -74,15 +58,15 @@ enum ClipStep {
 
     /// `--clip-per source`: a clip for each photo with crops.
     private static func perSource(
-        _ run: FinishedRun, _ clips: ClipSettings, _ settings: Settings, sidecar: JSONLinesWriter, written: inout Set<String>
+        _ run: FinishedRun, _ clips: ClipSettings, sidecar: JSONLinesWriter, written: inout Set<String>
     ) -> [String] {
         var failures: [String] = []
         for record in run.records where record.status == .ok && !record.crops.isEmpty {
-            let name = PhotoFinder.join(record.label, record.source) + ".clip." + settings.codec.fileExtension
+            let name = PhotoFinder.join(record.label, record.source) + ".clip." + clips.codec.fileExtension
             let path = run.output + "/" + name
             var lines: [String] = []
             do throws(ClipFailure) {
-                let count = try writeClip(frames(of: record, margin: clips.margin, side: settings.side), to: path, settings) {
+                let count = try writeClip(frames(of: record, margin: clips.margin, side: clips.side), to: path, clips, run) {
                     crop, frame in lines.append(line(crop: crop, clip: name, frame: frame))
                 }
                 if count > 0 { written.insert(name) }
@@ -109,14 +93,14 @@ enum ClipStep {
     /// it; calls `placed(crop, first frame)` for each crop. Returns the number
     /// of crops (0: nothing written). On failure no file is left behind.
     static func writeClip<S: Sequence<Frame>>(
-        _ frames: S, to destination: String, _ settings: Settings, placed: (String, Int) -> Void
+        _ frames: S, to destination: String, _ settings: ClipSettings, _ run: FinishedRun, placed: (String, Int) -> Void
     ) throws(ClipFailure) -> Int {
-        let temporary = settings.temporaries.make(beside: destination)
-        let log = settings.temporaries.make(for: destination + ".ffmpeg.log")
+        let temporary = run.temporaries.make(beside: destination)
+        let log = run.temporaries.make(for: destination + ".ffmpeg.log")
         defer {
             unlink(log)
-            settings.temporaries.forget(log)
-            settings.temporaries.forget(temporary)
+            run.temporaries.forget(log)
+            run.temporaries.forget(temporary)
         }
         do throws(ClipFailure) {
             let side = settings.side
@@ -129,12 +113,12 @@ enum ClipStep {
             var firstAlpha: [UInt8]?
             var crops = 0
             for frame in frames {
-                if settings.stop.requested != nil {
+                if run.stop.requested != nil {
                     writer.abort()
                     throw ClipFailure(reason: "interrupted")
                 }
                 do {
-                    try Vips.loadRGB(settings.output + "/" + frame.crop, side: side, into: &rgb)
+                    try Vips.loadRGB(run.output + "/" + frame.crop, side: side, into: &rgb)
                 } catch {
                     writer.abort()
                     throw ClipFailure(reason: "crop '\(frame.crop)': \(error.reason)")
@@ -172,7 +156,7 @@ enum ClipStep {
     /// checks that the alpha channel survived: transparent where the mask
     /// is 0, opaque where it is 255. (An encoder can drop alpha and still
     /// exit 0, as libx265 3.5 does.)
-    static func verify(_ file: String, expected: [UInt8], _ settings: Settings, log: String) throws(ClipFailure) {
+    static func verify(_ file: String, expected: [UInt8], _ settings: ClipSettings, log: String) throws(ClipFailure) {
         let side = settings.side
         let arguments =
             ["-hide_banner", "-nostdin", "-loglevel", "error"] + settings.codec.decoderArguments
