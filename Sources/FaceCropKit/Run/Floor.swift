@@ -32,3 +32,25 @@ extension FaceCropCommand {
         return ExitStatus.success
     }
 }
+
+extension PhotoProcessor {
+    /// The `floor` benchmark's path: read, decode and detect, nothing written.
+    func detect(_ photo: Photo, with detector: Detector) -> PhotoRecord {
+        diagnosed {
+            let source = FileName.display(photo.source)
+            do throws(FaceCropError) {
+                let bytes = try PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: source)
+                let decoded = try DecodeStage.decode(bytes, settings: settings, gate: fullDecodes, source: source)
+                var record = PhotoRecord(photo, status: .noFace, sha256: bytes.sha256)
+                guard case .faces(let faces, _) = try DetectStage.detect(decoded, with: detector, settings: settings, source: source),
+                    !faces.isEmpty
+                else { return record }
+                record.status = .ok
+                record.faces = faces.enumerated().map { FaceRecord(index: $0.offset, box: $0.element.box, score: $0.element.score) }
+                return record
+            } catch {
+                return PhotoRecord(photo, failed: error)
+            }
+        }
+    }
+}
