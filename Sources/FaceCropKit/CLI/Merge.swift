@@ -117,13 +117,19 @@ enum MergeCommand {
             }
             try manifest.commit()
             try store.commit(records, settingsHash: hash, settings: settings, temporaries: temporaries)
-            let stats = Stats(
+            var runs = ShardRuns(photos: counts.photos)
+            for state in shards {
+                runs.add(statsAt: state.folder + "/stats" + StateStore(output: state.folder, shard: state.shard).suffix + ".json")
+            }
+            runs.merge = Progress.seconds(ContinuousClock.now - started)
+            var stats = Stats(
                 settings: settings, settingsHash: hash, counts: counts,
-                elapsed: Progress.seconds(ContinuousClock.now - started), jobs: 1, interrupted: false, removed: 0, shard: nil)
+                elapsed: runs.merge, jobs: 1, interrupted: false, removed: 0, shard: nil)
+            stats.shardRuns = runs
             try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
             if json { Terminal.stdout(stats.json.serialized() + "\n") }
             if !quiet {
-                Terminal.stderr("facecrop: merged \(count) shards: \(counts.photos) photos, \(counts.faces) faces -> '\(output)'\n")
+                Terminal.stderr("facecrop: merged \(count) shards: \(counts.photos) photos, \(counts.faces) faces; \(runs.summary) -> '\(output)'\n")
             }
             // The contact sheet and report of the whole dataset (shards make none).
             var options = Options()
