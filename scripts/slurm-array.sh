@@ -46,14 +46,20 @@ case "$shards" in '' | *[!0-9]* | 0) echo "slurm-array.sh: N must be a positive 
 [ -d "$photos" ] && [ -r "$photos" ] || { echo "slurm-array.sh: cannot read the photo folder '$photos'" >&2; exit 66; }
 command -v sbatch >/dev/null || { echo "slurm-array.sh: no sbatch here; run this on a Slurm submit host" >&2; exit 69; }
 facecrop="$(find_facecrop)" || exit 127
+facecrop="$(realpath "$facecrop")"
 photos="$(realpath "$photos")"
 dataset="$(realpath -m "$dataset")"
 script="$(realpath "$0")"
 
+# With --wait, sbatch prints the id at once and exits with the job's status.
+status=0
 array="$(FACECROP="$facecrop" sbatch --parsable --export=ALL --array="0-$((shards - 1))" --job-name=facecrop "$@" \
-    "$script" "$photos" "$dataset" "$shards")"
+    "$script" "$photos" "$dataset" "$shards")" || status=$?
 array="${array%%;*}"
+[ -n "$array" ] || exit "$status"
 echo "$array"
+[ "$status" -eq 0 ] || { echo "slurm-array.sh: array job $array failed (status $status)" >&2; exit "$status"; }
 merge="$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes --job-name=facecrop-merge "$@" \
-    --wrap "$(printf '%q ' "$facecrop" merge "$dataset" "$dataset") --quiet")"
-echo "${merge%%;*}"
+    --wrap "$(printf '%q ' "$facecrop" merge "$dataset" "$dataset") --quiet")" || status=$?
+[ -z "$merge" ] || echo "${merge%%;*}"
+exit "$status"

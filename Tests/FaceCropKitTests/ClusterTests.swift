@@ -41,19 +41,8 @@ struct ClusterTests {
         // Each pod: the same command, its own JOB_COMPLETION_INDEX, all at once.
         let pod = try command(in: "k8s-indexed-job.yaml", data: data, variables: ["CPUS": "1"])
         #expect(pod.first == "facecrop" && pod.contains("auto/\(completions)"))
-        var pods: [Process] = []
-        for index in 0..<completions {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: facecropBinary)
-            process.arguments = Array(pod.dropFirst())
-            process.environment = ["JOB_COMPLETION_INDEX": "\(index)"]
-            try process.run()
-            pods.append(process)
-        }
-        for process in pods {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-        }
+        let statuses = try runAtOnce((0..<completions).map { (Array(pod.dropFirst()), $0) })
+        #expect(statuses == Array(repeating: 0, count: completions))
         let merge = try command(in: "k8s-merge-job.yaml", data: data, variables: [:])
         #expect(Array(merge.prefix(2)) == ["facecrop", "merge"])
         let merged = try runFaceCrop(Array(merge.dropFirst()))
