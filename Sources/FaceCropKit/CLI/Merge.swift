@@ -101,13 +101,15 @@ enum MergeCommand {
             temporaries.use(folder: store.temporaryFolder)
             let records = try gather(shards, into: output, temporaries: temporaries)
             let merged = try write(records, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
-            let stats = Stats(
+            let runs = shardRuns(shards, photos: merged.photos, started: started)
+            var stats = Stats(
                 settings: settings, settingsHash: hash, counts: merged,
-                elapsed: Progress.seconds(ContinuousClock.now - started), jobs: 1, interrupted: false, removed: 0, shard: nil)
+                elapsed: runs.merge, jobs: 1, interrupted: false, removed: 0, shard: nil)
+            stats.shardRuns = runs
             try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
             if json { Terminal.stdout(stats.json.serialized() + "\n") }
             if !quiet {
-                Terminal.stderr("facecrop: merged \(count) shards: \(merged.photos) photos, \(merged.faces) faces -> '\(output)'\n")
+                Terminal.stderr("facecrop: merged \(count) shards: \(merged.photos) photos, \(merged.faces) faces; \(runs.summary) -> '\(output)'\n")
             }
             // The contact sheet and report of the whole dataset (shards make none).
             let failures = await Finishers.run(
@@ -118,6 +120,16 @@ enum MergeCommand {
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
+    }
+
+    /// The shards' own run, read from their stats files, and the merge's time.
+    static func shardRuns(_ shards: [ShardState], photos: Int, started: ContinuousClock.Instant) -> ShardRuns {
+        var runs = ShardRuns(photos: photos)
+        for state in shards {
+            runs.add(statsAt: state.folder + "/stats" + StateStore(output: state.folder, shard: state.shard).suffix + ".json")
+        }
+        runs.merge = Progress.seconds(ContinuousClock.now - started)
+        return runs
     }
 
     /// Checks that `shards` are all N shards of one run, each once, made with
