@@ -30,6 +30,7 @@ enum Finishers {
 
     private static func steps(_ run: FinishedRun) -> [String] {
         var failures: [String] = []
+        if run.options.shard == nil { failures += HFMetadata.write(run) }
         if run.options.wantsClips, let ffmpeg = run.ffmpeg {
             failures += ClipStep.run(run, ffmpeg: ffmpeg)
         }
