@@ -40,7 +40,7 @@ enum Manual {
             ".B facecrop \\-\\-completions",
             ".I bash|zsh",
             ".SH DESCRIPTION",
-            text("facecrop walks every photo under the folders given (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF; recursive; EXIF orientation applied), finds faces with an OpenCV cascade, cuts one square crop per face and writes it with libvips, several photos at once but never more than --jobs in memory."),
+            text("facecrop walks every photo under the folders given (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF, GIF (first frame), JPEG XL; recursive; EXIF orientation applied), finds faces with an OpenCV cascade, cuts one square crop per face and writes it with libvips, several photos at once but never more than --jobs in memory."),
             ".PP",
             text("The output folder gets the crops (mirroring the input tree, named after the photo plus .face<k>.<format>), manifest.jsonl (one line per crop and per photo without a crop), stats.json (counts and settings), contact-sheet.png (every crop as a numbered tile; contact-sheet-1.png, -2, ... for more than 1000 crops) and report.html (summary, failed photos, photos without a face, and the crops 500 to a page: report-2.html, ...)."),
             ".PP",
