@@ -1,7 +1,7 @@
 """The loaders' test (run by scripts/test-loaders, which installs the packages).
 
-Makes a dataset from Fixtures/ (faces, photos without a face, an animated GIF,
-a JPEG XL) with the real facecrop binary, then reads it as training code does:
+Makes a dataset from Fixtures/ (faces, a photo without a face, an animated
+GIF, a JPEG XL) with the real facecrop binary, then reads it as training code does:
 Hugging Face `datasets` (metadata.jsonl), `webdataset` over the exported
 shards, the README's three snippets, and a DVC pipeline. Prints
 'N passed, M failed' and exits 1 on any failure.
@@ -47,8 +47,9 @@ def key_for(crop):
 
 def make_dataset(work):
     photos = work / "photos"
-    for folder in ["faces", "noface", "extra-formats"]:
+    for folder in ["faces", "extra-formats"]:
         shutil.copytree(ROOT / "Fixtures" / folder, photos / folder)
+    shutil.copy(ROOT / "Fixtures" / "noface" / "coffee.jpg", photos / "coffee.jpg")
     out = work / "out"
     done = run([BIN, photos, "-o", out, "-q"])
     check(done.returncode == 0, "facecrop makes the dataset")
@@ -152,12 +153,20 @@ def main():
     with tempfile.TemporaryDirectory(prefix="facecrop-loaders-") as folder:
         work = Path(folder)
         os.environ["HF_HOME"] = str(work / "hf")  # no cache outside the test
-        out, ok = make_dataset(work)
-        test_hugging_face(out, ok)
-        shards = test_webdataset(out, ok, work)
-        test_snippets(out, ok, shards)
-        test_dvc(work)
-    print(f"test-loaders: {time.monotonic() - started:.1f} s", file=sys.stderr)
+        phases = []
+
+        def timed(name, step, *arguments):
+            begun = time.monotonic()
+            value = step(*arguments)
+            phases.append(f"{name} {time.monotonic() - begun:.1f}")
+            return value
+
+        out, ok = timed("facecrop", make_dataset, work)
+        timed("datasets", test_hugging_face, out, ok)
+        shards = timed("webdataset", test_webdataset, out, ok, work)
+        timed("snippets", test_snippets, out, ok, shards)
+        timed("dvc", test_dvc, work)
+    print(f"test-loaders: {time.monotonic() - started:.1f} s ({', '.join(phases)})", file=sys.stderr)
     print(f"{results['passed']} passed, {results['failed']} failed")
     sys.exit(1 if results["failed"] else 0)
 
