@@ -49,6 +49,8 @@ enum Finishers {
 
     private static func steps(_ run: FinishedRun, _ settings: FinishSettings) -> [String] {
         var failures: [String] = []
+        // A shard's crops are only part of the dataset: merge writes the whole's.
+        if settings.shard == nil { failures += HFMetadata.write(run) }
         if let clips = settings.clips {
             failures += ClipStep.run(run, clips, suffix: StateStore(output: run.output, shard: settings.shard).suffix)
         }
