@@ -36,12 +36,19 @@ final class OutputLock {
         self.path = path
     }
 
-    deinit {
-        // A writer that ends normally clears its pid; closing the last
-        // descriptor of the open file releases the lock.
+    private var released = false
+
+    /// Lets the lock go now (a run calls this when it ends, so the release
+    /// does not wait for ARC): a writer clears its pid, and closing the
+    /// descriptor releases the lock.
+    func release() {
+        guard !released else { return }
+        released = true
         if mode == .exclusive { _ = ftruncate(descriptor, 0) }
         close(descriptor)
     }
+
+    deinit { release() }
 
     static func path(output: String, suffix: String) -> String {
         output + "/" + StateStore.folderName + "/lock" + suffix

@@ -62,10 +62,12 @@ struct LockTests {
         Issue.record("the run did not take the lock within 30 s")
     }
 
-    func photosAndOutput() throws -> (work: URL, photos: URL, output: URL) {
+    /// Photos in a fresh folder: enough for a run at `--jobs 1` to last
+    /// a few seconds where two runs must overlap, a few otherwise.
+    func photosAndOutput(overlap: Bool = false) throws -> (work: URL, photos: URL, output: URL) {
         let work = try makeTemporaryFolder()
         let photos = work.appendingPathComponent("photos")
-        try copyFixtures(["faces", "people", "formats"], into: photos)
+        try copyFixtures(overlap ? ["faces", "people", "formats"] : ["faces"], into: photos)
         return (work, photos, work.appendingPathComponent("out"))
     }
 
@@ -84,7 +86,7 @@ struct LockTests {
     }
 
     @Test func twoRealRunsAtOnceLeaveTheDatasetOfOne() throws {
-        let (work, photos, output) = try photosAndOutput()
+        let (work, photos, output) = try photosAndOutput(overlap: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let first = try start([photos.path, "-o", output.path, "-q", "--jobs", "1"])
         try waitForHolder(first, lock: OutputLock.path(output: output.path, suffix: ""))
@@ -111,11 +113,11 @@ struct LockTests {
         _ = held
         waiting.waitUntilExit()
         #expect(waiting.terminationStatus == 0)
-        #expect(try readManifest(output).count > 10)
+        #expect(try readManifest(output).count >= 4)
     }
 
     @Test func aKilledHolderLeavesNoStaleLock() throws {
-        let (work, photos, output) = try photosAndOutput()
+        let (work, photos, output) = try photosAndOutput(overlap: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let first = try start([photos.path, "-o", output.path, "-q", "--jobs", "1"])
         try waitForHolder(first, lock: OutputLock.path(output: output.path, suffix: ""))
