@@ -46,6 +46,8 @@ public enum FaceCropCommand {
         do {
             if floor { return try await measureFloor(options, stop: stop) }
             return try await execute(options, stop: stop, temporaries: temporaries)
+        } catch .usage(let message) {
+            return ArgumentReader.usageError(message, usage: OptionTable.usage)
         } catch {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus

@@ -37,6 +37,8 @@ public struct Options: Sendable, Equatable {
     public var include: [String] = []
     public var exclude: [String] = []
     public var followLinks = false
+    /// Wait for another run's lock on the output instead of exiting 73.
+    public var waitLock = false
     public var overwrite = false
     public var prune = true
     public var check = false
@@ -181,6 +183,9 @@ public enum OptionTable {
             $0.ffmpeg = $1
         }.forClips(),
         .flag(["--follow-links"], "Follow symbolic links (default: skip them).") { $0.followLinks = true },
+        .flag(["--wait-lock"], "When another facecrop run is writing the same output and shard, wait for it instead of stopping (exit 73).") {
+            $0.waitLock = true
+        },
         .flag(["--no-contact-sheet"], "Do not write contact-sheet.png (a grid of every crop, numbered; one per 1000 crops).") {
             $0.contactSheet = false
         },
