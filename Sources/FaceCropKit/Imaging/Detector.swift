@@ -49,13 +49,7 @@ struct DetectorConfig: Sendable {
     var needsPeople = false
     var needsEyes = false
 
-    static func defaultMinScore(_ kind: DetectorKind) -> Double {
-        switch kind {
-        case .cascade: 0.4
-        case .haar: 0
-        case .yunet: 0.8
-        }
-    }
+    static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
 
     static func cascadeName(for target: Target) -> String {
         switch target {
@@ -77,7 +71,6 @@ struct DetectorConfig: Sendable {
 final class Detector: @unchecked Sendable {
     let config: DetectorConfig
     private let primary: Cascade?
-    private let profile: Cascade?
     private let confirm: Cascade?
     private let eye: Cascade?
     private let eyeglasses: Cascade?
@@ -94,7 +87,6 @@ final class Detector: @unchecked Sendable {
         let faces = config.target == .face
         primary = config.kind == .yunet && faces ? nil : try Cascade(path: config.cascadePath)
         let ensemble = faces && config.kind == .cascade
-        profile = ensemble ? try load("haarcascade_profileface.xml") : nil
         confirm = ensemble ? try load("haarcascade_frontalface_default.xml") : nil
         let eyes = faces && config.kind != .yunet && (ensemble || config.needsEyes)
         eye = eyes ? try load("haarcascade_eye.xml") : nil
@@ -111,7 +103,7 @@ final class Detector: @unchecked Sendable {
         }
         if config.kind == .yunet && faces {
             guard let path = config.modelPath else {
-                throw .modelUnavailable("", reason: "no model file given")
+                throw .modelUnavailable("", reason: ModelLocator.missingReason)
             }
             yunet = try YuNet(path: path)
         } else {
@@ -127,11 +119,18 @@ final class Detector: @unchecked Sendable {
     func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
         switch config.target {
         case .face:
+            var found: [Found]
             switch config.kind {
-            case .cascade: return try ensemble(gray, minSide: minSide, source: source)
-            case .haar: return try single(gray, minSide: minSide, source: source)
-            case .yunet: return try network(rgb ?? RGBImage(width: 0, height: 0, pixels: []), minSide: minSide, source: source)
+            case .cascade: found = try ensemble(gray, minSide: minSide, source: source)
+            case .haar: found = try single(gray, minSide: minSide, source: source)
+            case .yunet: found = try network(rgb ?? RGBImage(width: 0, height: 0, pixels: []), minSide: minSide, source: source)
             }
+            // Every detector's box onto one convention (brow to chin, ear to ear).
+            let correction = Calibration.boxCorrection(config.kind)
+            for index in found.indices {
+                found[index].box = correction.apply(found[index].box, width: gray.width, height: gray.height)
+            }
+            return found
         case .body:
             // HOG finds standing people far more reliably than the full-body cascade.
             return try (people?.detect(gray, source: source) ?? []).map { Found(box: $0.box, score: $0.score, eyes: nil) }
@@ -188,8 +187,8 @@ final class Detector: @unchecked Sendable {
         }
         let cut = GrayImage(width: x1 - x0, height: y1 - y0, pixels: pixels)
         let candidates = try runEnsemble(
-            cut, frontal: frontal, profile: nil, confirm: nil, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10,
-            upscale: 1, frontalNeighbors: 1, source: source)
+            cut, frontal: frontal, confirm: nil, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10,
+            frontalNeighbors: 1, source: source)
         guard let best = candidates.first(where: { $0.eyes == 2 }) else { return nil }
         return EyePair(
             x1: best.eye1_x + Double(x0), y1: best.eye1_y + Double(y0), x2: best.eye2_x + Double(x0),
@@ -197,56 +196,40 @@ final class Detector: @unchecked Sendable {
     }
 
     private func runEnsemble(
-        _ gray: GrayImage, frontal: Cascade, profile: Cascade?, confirm: Cascade?, minSide: Int, maxSide: Int,
-        upscale: Double, frontalNeighbors: Int, source: String
+        _ gray: GrayImage, frontal: Cascade, confirm: Cascade?, minSide: Int, maxSide: Int, frontalNeighbors: Int,
+        source: String
     ) throws(FaceCropError) -> [CFaceDetect_Candidate] {
         var params = CFaceDetect_EnsembleParams(
             scale_factor: 1.1, min_side: Int32(clamping: max(minSide, frontal.windowSide)),
-            max_side: Int32(clamping: maxSide), upscale: upscale, frontal_min_neighbors: Int32(frontalNeighbors),
+            max_side: Int32(clamping: maxSide), upscale: 1, frontal_min_neighbors: Int32(frontalNeighbors),
             profile_min_neighbors: 4, rotation: 0)
         var out: UnsafeMutablePointer<CFaceDetect_Candidate>?
         var count = 0
         var message: UnsafeMutablePointer<CChar>?
         let status = gray.pixels.withUnsafeBufferPointer { pixels in
             CFaceDetect_Ensemble(
-                frontal.handle, profile?.handle, confirm?.handle, eye?.handle, eyeglasses?.handle, pixels.baseAddress,
+                frontal.handle, nil, confirm?.handle, eye?.handle, eyeglasses?.handle, pixels.baseAddress,
                 Int32(gray.width), Int32(gray.height), gray.width, &params, &out, &count, &message)
         }
         return try takeCArray(status, out, count: count, message: message, source: source)
     }
 
-    /// The cascade ensemble: candidates from alt2 (few raw windows needed)
-    /// and the profile cascade on both sides, each scored by the evidence for
-    /// it (see `Detector.score`).
+    /// The cascade ensemble: one cheap full-image pass of alt2 (two raw
+    /// windows are enough for a candidate), then evidence gathered inside each
+    /// candidate only (the default frontal cascade, eyes), scored by
+    /// `Calibration.ensembleScore`. Neither enlarging small photos (1.5x) nor
+    /// the profile cascade's full scans paid for their time on the dev set.
     private func ensemble(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
         guard let primary else { return [] }
-        // Small photos are searched enlarged, so that faces of 24-60 px are
-        // well above the cascades' 20 px window.
-        let long = max(gray.width, gray.height)
-        let upscale = long < 800 ? min(1.5, 800.0 / Double(long)) : 1.0
         let candidates = try runEnsemble(
-            gray, frontal: primary, profile: profile, confirm: confirm, minSide: minSide, maxSide: 0, upscale: upscale,
-            frontalNeighbors: 2, source: source)
+            gray, frontal: primary, confirm: confirm, minSide: minSide, maxSide: 0, frontalNeighbors: 2, source: source)
         return candidates.map { c in
             Found(
                 box: PixelRect(x: Int(c.x), y: Int(c.y), width: Int(c.width), height: Int(c.height)),
-                score: Self.score(c),
+                score: Calibration.ensembleScore(c),
                 eyes: c.eyes == 2 ? EyePair(x1: c.eye1_x, y1: c.eye1_y, x2: c.eye2_x, y2: c.eye2_y) : nil)
         }
         .filter { $0.score >= config.minScore }
-    }
-
-    /// The ensemble's confidence in 0...1 from its evidence: agreement of
-    /// the frontal cascades, raw windows, eyes, profile hits.
-    static func score(_ c: CFaceDetect_Candidate) -> Double {
-        let frontal = Double(min(Int(c.frontal_hits), 20)) / 20
-        let confirmed = Double(min(Int(c.confirm_hits), 20)) / 20
-        let profiled = Double(min(Int(c.profile_hits), 20)) / 20
-        let eyes = Double(c.eyes) / 2
-        var s = 0.3 * frontal + 0.2 * confirmed + 0.25 * eyes + 0.25 * profiled
-        if c.frontal_hits > 0 && c.confirm_hits > 0 { s += 0.15 }
-        if c.frontal_hits > 0 && c.profile_hits > 0 { s += 0.1 }
-        return (min(1, s) * 10_000).rounded() / 10_000
     }
 
     private func network(_ rgb: RGBImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
