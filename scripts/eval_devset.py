@@ -35,14 +35,20 @@ def main():
     p.add_argument("--seconds", type=float, default=0)
     p.add_argument("--min-score", type=float, default=None)
     p.add_argument("--curve", action="store_true")
+    p.add_argument("--chosen", type=float, default=None, help="with --curve: the default --min-score to mark")
     a = p.parse_args()
     if a.curve:
         scores = sorted({json.loads(l).get("score", 0) for l in open(a.manifest) if '"bbox"' in l})
+        steps = [s for i, s in enumerate(scores) if i % max(1, len(scores) // 40) == 0] + scores[-1:]
         points = []
-        for t in [s for i, s in enumerate(scores) if i % max(1, len(scores) // 40) == 0] + [scores[-1]] if scores else []:
+        for t in steps:
             m = score(a.devset, a.manifest, 0.5, t)
             points.append({"threshold": t, "precision": m["precision"], "recall": m["recall"]})
-        print(json.dumps({"name": a.name, "points": points}))
+        result = {"name": a.name, "points": points}
+        if a.chosen is not None:
+            m = score(a.devset, a.manifest, 0.5, a.chosen)
+            result["chosen"] = {"threshold": a.chosen, "precision": m["precision"], "recall": m["recall"]}
+        print(json.dumps(result))
         return
     m5 = score(a.devset, a.manifest, 0.5, a.min_score)
     m3 = score(a.devset, a.manifest, 0.3, a.min_score)

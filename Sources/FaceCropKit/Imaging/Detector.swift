@@ -77,6 +77,9 @@ final class Detector: @unchecked Sendable {
     private let people: People?
     /// `--target catface`: Debian's three cat face cascades, voting.
     private let catFaces: CascadeVote?
+    /// `--target catface`: alt2 and the default frontal cascade, to reject
+    /// cat-face boxes that are human faces.
+    private let humanFace: Cascade?
     private let yunet: YuNet?
 
     init(_ config: DetectorConfig) throws(FaceCropError) {
@@ -87,8 +90,10 @@ final class Detector: @unchecked Sendable {
         let faces = config.target == .face
         primary = config.kind == .yunet && faces ? nil : try Cascade(path: config.cascadePath)
         let ensemble = faces && config.kind == .cascade
-        confirm = ensemble ? try load("haarcascade_frontalface_default.xml") : nil
-        let eyes = faces && config.kind != .yunet && (ensemble || config.needsEyes)
+        let cats = config.target == .catface
+        confirm = ensemble || cats ? try load("haarcascade_frontalface_default.xml") : nil
+        humanFace = cats ? try load(DetectorConfig.cascadeName(for: .face)) : nil
+        let eyes = cats || faces && config.kind != .yunet && (ensemble || config.needsEyes)
         eye = eyes ? try load("haarcascade_eye.xml") : nil
         eyeglasses = eyes ? try load("haarcascade_eye_tree_eyeglasses.xml") : nil
         people = config.needsPeople || config.target == .body ? try People() : nil
@@ -149,8 +154,25 @@ final class Detector: @unchecked Sendable {
     /// it.
     private func catFaceVote(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
         guard let catFaces else { return [] }
-        return try catFaces.detect(in: gray, minSide: minSide, source: source).map {
-            Found(box: $0.box, score: (Double($0.votes) / Double(catFaces.passes) * 10_000).rounded() / 10_000, eyes: nil)
+        var found: [Found] = []
+        for box in try catFaces.detect(in: gray, minSide: minSide, source: source) {
+            if try isHumanFace(box.box, in: gray, source: source) { continue }
+            found.append(Found(box: box.box, score: (Double(box.votes) / Double(catFaces.passes) * 10_000).rounded() / 10_000, eyes: nil))
+        }
+        return found
+    }
+
+    /// Whether the cascade ensemble, searching only around `box`, finds a
+    /// human face there that it would keep (`Calibration.ensembleScore` at
+    /// the default --min-score) and that overlaps the box by IoU 0.3 or more.
+    func isHumanFace(_ box: PixelRect, in gray: GrayImage, source: String) throws(FaceCropError) -> Bool {
+        guard let humanFace, let cut = GrayCut(gray, around: box) else { return false }
+        let candidates = try runEnsemble(
+            cut.image, frontal: humanFace, confirm: confirm, minSide: box.width / 2, maxSide: box.width * 3 / 2,
+            frontalNeighbors: 2, source: source)
+        return candidates.contains { c in
+            let face = PixelRect(x: Int(c.x) + cut.x, y: Int(c.y) + cut.y, width: Int(c.width), height: Int(c.height))
+            return Calibration.ensembleScore(c) >= Calibration.defaultMinScore(.cascade) && face.iou(box) >= 0.3
         }
     }
 
@@ -176,18 +198,10 @@ final class Detector: @unchecked Sendable {
         throws(FaceCropError) -> EyePair?
     {
         // Cut the box (with a margin) and let the ensemble search just there.
-        let grow = box.width / 4
-        let x0 = max(0, box.x - grow), y0 = max(0, box.y - grow)
-        let x1 = min(gray.width, box.x + box.width + grow), y1 = min(gray.height, box.y + box.height + grow)
-        guard x1 > x0, y1 > y0 else { return nil }
-        var pixels = [UInt8](repeating: 0, count: (x1 - x0) * (y1 - y0))
-        for row in y0..<y1 {
-            let from = row * gray.width + x0
-            pixels.replaceSubrange((row - y0) * (x1 - x0)..<(row - y0 + 1) * (x1 - x0), with: gray.pixels[from..<from + x1 - x0])
-        }
-        let cut = GrayImage(width: x1 - x0, height: y1 - y0, pixels: pixels)
+        guard let cut = GrayCut(gray, around: box) else { return nil }
+        let (x0, y0) = (cut.x, cut.y)
         let candidates = try runEnsemble(
-            cut, frontal: frontal, confirm: nil, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10,
+            cut.image, frontal: frontal, confirm: nil, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10,
             frontalNeighbors: 1, source: source)
         guard let best = candidates.first(where: { $0.eyes == 2 }) else { return nil }
         return EyePair(
