@@ -32,6 +32,21 @@ enum Calibration {
         return ((1 / (1 + exp(-z))) * 10_000).rounded() / 10_000
     }
 
+    /// The fewest alt2 raw windows a candidate needs to reach `minScore` with
+    /// the best other evidence (20 confirming windows, two eyes), at least 2:
+    /// the candidate pass keeps no candidate that could not pass, so none is
+    /// verified for nothing (5 at the default 0.55).
+    static func ensembleMinFrontalHits(_ minScore: Double) -> Int {
+        var best = CFaceDetect_Candidate()
+        best.confirm_hits = 20
+        best.eyes = 2
+        for hits in 2...20 {
+            best.frontal_hits = Int32(hits)
+            if ensembleScore(best) >= minScore { return hits }
+        }
+        return 20
+    }
+
     /// A box correction relative to the box's size: the centre moves by
     /// (dx, dy) box widths/heights, the sides scale by (sx, sy).
     struct BoxCorrection: Sendable, Equatable {

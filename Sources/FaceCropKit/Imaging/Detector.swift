@@ -236,7 +236,8 @@ final class Detector: @unchecked Sendable {
     private func ensemble(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
         guard let primary else { return [] }
         let candidates = try runEnsemble(
-            gray, frontal: primary, confirm: confirm, minSide: minSide, maxSide: 0, frontalNeighbors: 2, source: source)
+            gray, frontal: primary, confirm: confirm, minSide: minSide, maxSide: 0,
+            frontalNeighbors: Calibration.ensembleMinFrontalHits(config.minScore), source: source)
         return candidates.map { c in
             Found(
                 box: PixelRect(x: Int(c.x), y: Int(c.y), width: Int(c.width), height: Int(c.height)),
