@@ -8,7 +8,7 @@ import Foundation
 /// held-out check.
 enum Calibration {
     /// Keep faces scoring at least this unless --min-score says otherwise.
-    /// `cascade` 0.55: dev precision 0.92 at recall 0.31 (0.45 would give
+    /// `cascade` 0.55: dev precision 0.92 at recall 0.30 (0.45 gave
     /// P 0.85 / R 0.33); `yunet` 0.8: dev precision 0.97 (0.7 gives 0.92).
     static func defaultMinScore(_ kind: DetectorKind) -> Double {
         switch kind {
