@@ -98,7 +98,8 @@ struct PhotoHeader: Sendable {
 /// A decoded (or lazily decodable) upright image. Not thread-safe: owned by
 /// the one task processing its photo.
 final class Picture {
-    private let handle: OpaquePointer
+    /// The shim's image; only `Picture` methods (here and in Warp.swift) use it.
+    let handle: OpaquePointer
     /// Keeps the encoded bytes alive while libvips may still read them.
     private let bytes: PhotoBytes
     let width: Int
@@ -264,7 +265,7 @@ struct RGBImage: Sendable {
 }
 
 extension OutputFormat {
-    fileprivate var shimFormat: CVipsShim_Format {
+    var shimFormat: CVipsShim_Format {
         switch self {
         case .jpg: CVipsShim_JPEG
         case .png: CVipsShim_PNG
