@@ -34,10 +34,11 @@ static int warp_fail(int status, char **message, const char *text) {
 }
 
 // Replaces *t by `next` when `status` is 0; returns whether it was.
-static int step(VipsImage **t, VipsImage *next, int status) {
+// (`next` is read after the call that sets it has run.)
+static int step(VipsImage **t, VipsImage **next, int status) {
     if (status != 0) return 0;
     g_object_unref(*t);
-    *t = next;
+    *t = *next;
     return 1;
 }
 
@@ -45,16 +46,16 @@ static int step(VipsImage **t, VipsImage *next, int status) {
 // (a gray image's band repeated when libvips knows no colour route).
 static int to_srgb8(VipsImage **t) {
     VipsImage *next = NULL;
-    if (vips_image_hasalpha(*t) && !step(t, next, vips_flatten(*t, &next, NULL))) return 0;
-    if (!step(t, next, vips_colourspace(*t, &next, VIPS_INTERPRETATION_sRGB, NULL))) {
+    if (vips_image_hasalpha(*t) && !step(t, &next, vips_flatten(*t, &next, NULL))) return 0;
+    if (!step(t, &next, vips_colourspace(*t, &next, VIPS_INTERPRETATION_sRGB, NULL))) {
         vips_error_clear();
         if (vips_image_get_bands(*t) == 1) {
             VipsImage *copies[3] = {*t, *t, *t};
-            if (!step(t, next, vips_bandjoin(copies, &next, 3, NULL))) return 0;
+            if (!step(t, &next, vips_bandjoin(copies, &next, 3, NULL))) return 0;
         }
     }
-    if (vips_image_get_bands(*t) > 3 && !step(t, next, vips_extract_band(*t, &next, 0, "n", 3, NULL))) return 0;
-    if (vips_image_get_format(*t) != VIPS_FORMAT_UCHAR && !step(t, next, vips_cast_uchar(*t, &next, NULL))) return 0;
+    if (vips_image_get_bands(*t) > 3 && !step(t, &next, vips_extract_band(*t, &next, 0, "n", 3, NULL))) return 0;
+    if (vips_image_get_format(*t) != VIPS_FORMAT_UCHAR && !step(t, &next, vips_cast_uchar(*t, &next, NULL))) return 0;
     return vips_image_get_bands(*t) == 3;
 }
 
@@ -124,14 +125,14 @@ static VipsImage *cut_part(VipsImage *image, const Part *part, CVipsShim_Pad pad
     VipsImage *cut = image;
     g_object_ref(cut);
     VipsImage *next = NULL;
-    if (r > l && b > t && !step(&cut, next, vips_extract_area(cut, &next, l, t, r - l, b - t, NULL))) goto failed;
+    if (r > l && b > t && !step(&cut, &next, vips_extract_area(cut, &next, l, t, r - l, b - t, NULL))) goto failed;
     if (r <= l || b <= t) l = 0, t = 0;  // wholly outside: fill from the whole image
     if (l != part->left || t != part->top || vips_image_get_width(cut) != part->width ||
         vips_image_get_height(cut) != part->height) {
         VipsExtend extend = pad == CVipsShim_PadBlack   ? VIPS_EXTEND_BLACK
                             : pad == CVipsShim_PadReflect ? VIPS_EXTEND_MIRROR
                                                           : VIPS_EXTEND_COPY;
-        if (!step(&cut, next, vips_embed(cut, &next, l - part->left, t - part->top, part->width, part->height,
+        if (!step(&cut, &next, vips_embed(cut, &next, l - part->left, t - part->top, part->width, part->height,
                                          "extend", extend, NULL))) goto failed;
     }
     if (!to_srgb8(&cut)) goto failed;
@@ -249,7 +250,7 @@ int CVipsShim_WarpEncode(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec
     VipsImage *t = cut_part(handle->image, &part, spec->pad);
     if (!t) return warp_fail(CVipsShim_DecodeFailed, message, "could not cut the crop's part of the image");
     VipsImage *next = NULL;
-    if (part.shrink < 1 && !step(&t, next, vips_resize(t, &next, part.shrink, "kernel", VIPS_KERNEL_LANCZOS3, NULL))) {
+    if (part.shrink < 1 && !step(&t, &next, vips_resize(t, &next, part.shrink, "kernel", VIPS_KERNEL_LANCZOS3, NULL))) {
         g_object_unref(t);
         return warp_fail(CVipsShim_DecodeFailed, message, "could not resize the crop's part");
     }
