@@ -189,4 +189,53 @@ struct AlignmentTests {
             #expect(estimate.points[index].distance(to: t[index]) < 4, "\(FaceLandmarks.Name.allCases[index])")
         }
     }
+
+    /// A decode at a quarter of the size: the photo's outer pixel edges are
+    /// the decode's, and a region decode starts at its origin.
+    @Test func photoPixelsMapOntoADecodeCentreToCentre() {
+        let t = Alignment.photoToDecode(sx: 0.25, sy: 0.25, origin: (10, 20))
+        #expect(t.apply(Point2D(-0.5, -0.5)).distance(to: Point2D(-10.5, -20.5)) < 1e-12)
+        #expect(t.apply(Point2D(4031.5, 3023.5)).distance(to: Point2D(1007.5 - 10, 755.5 - 20)) < 1e-12)
+        let back = Alignment.landmarks(FaceLandmarks(FaceTemplate.arcface112), from: (1008, 756), to: (4032, 3024))
+        #expect(back[.leftEye].distance(to: Point2D(38.2946 * 4 + 1.5, 51.6963 * 4 + 1.5)) < 1e-9)
+    }
+
+    struct PlacementCase: CustomTestStringConvertible, Sendable {
+        var mode: AlignMode
+        var shift: Point2D
+        var degrees: Double
+        var padded: Bool
+        var testDescription: String { "\(mode) at \(shift), \(degrees) deg" }
+    }
+
+    /// A template crop's bounds hold its four corners, and it is padded
+    /// exactly when a corner lies past the photo's edge.
+    @Test(arguments: [
+        PlacementCase(mode: .arcface, shift: Point2D(400, 300), degrees: 0, padded: false),
+        PlacementCase(mode: .arcface, shift: Point2D(400, 300), degrees: 25, padded: false),
+        PlacementCase(mode: .ffhq, shift: Point2D(400, 300), degrees: -15, padded: false),
+        PlacementCase(mode: .ffhq, shift: Point2D(20, 300), degrees: 0, padded: true),
+        PlacementCase(mode: .arcface, shift: Point2D(400, 590), degrees: 10, padded: true),
+    ])
+    func aTemplateCropsBoundsHoldIt(_ c: PlacementCase) throws {
+        let r = c.degrees * .pi / 180
+        let turn = Affine2D(cos(r), -sin(r), c.shift.x, sin(r), cos(r), c.shift.y)
+        let face = [Point2D(-30, -20), Point2D(30, -20), Point2D(0, 10), Point2D(-20, 40), Point2D(20, 40)]
+        let placement = try #require(
+            Alignment.templatePlacement(c.mode, landmarks: FaceLandmarks(face.map(turn.apply)), side: 128, width: 800, height: 600))
+        #expect(placement.padded == c.padded)
+        let inverse = try #require(placement.transform.inverse)
+        for corner in [Point2D(-0.5, -0.5), Point2D(127.5, -0.5), Point2D(-0.5, 127.5), Point2D(127.5, 127.5)] {
+            let p = inverse.apply(corner)
+            let b = placement.bounds
+            #expect(p.x + 0.5 >= Double(b.left) - 1e-9 && p.x + 0.5 <= Double(b.left + b.side) + 1e-9)
+            #expect(p.y + 0.5 >= Double(b.top) - 1e-9 && p.y + 0.5 <= Double(b.top + b.side) + 1e-9)
+        }
+    }
+
+    /// A face upside down or on its side is a wrong landmark, not a face to turn.
+    @Test func aTemplateRefusesAnImplausibleTurn() {
+        let face = [Point2D(430, 320), Point2D(370, 320), Point2D(400, 290), Point2D(420, 260), Point2D(380, 260)]
+        #expect(Alignment.templatePlacement(.arcface, landmarks: FaceLandmarks(face), side: 112, width: 800, height: 600) == nil)
+    }
 }

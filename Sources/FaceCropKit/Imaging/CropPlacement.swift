@@ -1,0 +1,59 @@
+import Foundation
+
+/// Where one crop comes from: the mapping from upright full-resolution photo
+/// pixels to the crop's, and what the decode must cover for it. Pure.
+struct CropPlacement: Sendable, Equatable {
+    /// Photo -> crop, for a `side` x `side` crop (see Alignment.swift for
+    /// the pixel convention).
+    var transform: Affine2D
+    /// The axis-aligned square of photo pixels the crop covers: what the
+    /// decode must hold, and how many photo pixels the crop spans across.
+    var bounds: PixelSquare
+    /// Whether the crop reaches past the photo's edge.
+    var padded: Bool
+}
+
+extension Alignment {
+    /// Upright photo pixels -> pixels of a decode of the photo at scale
+    /// `sx`, `sy`, of which only the part from `origin` on is held.
+    /// libvips scales centre to centre.
+    static func photoToDecode(sx: Double, sy: Double, origin: (x: Int, y: Int) = (0, 0)) -> Affine2D {
+        Affine2D(sx, 0, 0.5 * sx - 0.5 - Double(origin.x), 0, sy, 0.5 * sy - 0.5 - Double(origin.y))
+    }
+
+    /// Landmarks found in a `from`-sized decode of a `to`-sized photo, in the photo's pixels.
+    static func landmarks(
+        _ landmarks: FaceLandmarks, from: (width: Int, height: Int), to: (width: Int, height: Int)
+    ) -> FaceLandmarks {
+        let toPhoto = photoToDecode(sx: Double(from.width) / Double(to.width), sy: Double(from.height) / Double(to.height)).inverse!
+        return landmarks.mapped(toPhoto)
+    }
+
+    /// The placement of a template crop (`arcface`, `ffhq`) of `side`
+    /// pixels in a `width` x `height` photo; nil when the landmarks give no
+    /// usable transform or a turn no face has (over 60 degrees: a wrong eye
+    /// or mouth). `landmarks` are in photo pixels.
+    static func templatePlacement(
+        _ mode: AlignMode, landmarks: FaceLandmarks, side: Int, width: Int, height: Int
+    ) -> CropPlacement? {
+        let fitted: Affine2D?
+        switch mode {
+        case .arcface: fitted = arcface(landmarks, side: side)
+        case .ffhq: fitted = ffhq(landmarks, side: side)
+        case .none, .level: fitted = nil
+        }
+        guard let transform = fitted, transform.scale > 1e-6, abs(transform.angle) <= 60,
+            let inverse = transform.inverse
+        else { return nil }
+        // The crop's outer pixel edges, in the photo.
+        let s = Double(side) - 0.5
+        let corners = [Point2D(-0.5, -0.5), Point2D(s, -0.5), Point2D(-0.5, s), Point2D(s, s)].map(inverse.apply)
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        // Back to pixel edges: the photo spans -0.5 ... width - 0.5.
+        let left = xs.min()! + 0.5, right = xs.max()! + 0.5, top = ys.min()! + 0.5, bottom = ys.max()! + 0.5
+        let padded = left < -1e-6 || top < -1e-6 || right > Double(width) + 1e-6 || bottom > Double(height) + 1e-6
+        let l = Int(left.rounded(.down)), t = Int(top.rounded(.down))
+        let extent = max(Int(right.rounded(.up)) - l, Int(bottom.rounded(.up)) - t, 1)
+        return CropPlacement(transform: transform, bounds: PixelSquare(left: l, top: t, side: extent), padded: padded)
+    }
+}
