@@ -238,4 +238,29 @@ struct AlignmentTests {
         let face = [Point2D(430, 320), Point2D(370, 320), Point2D(400, 290), Point2D(420, 260), Point2D(380, 260)]
         #expect(Alignment.templatePlacement(.arcface, landmarks: FaceLandmarks(face), side: 112, width: 800, height: 600) == nil)
     }
+
+    /// The manifest's fields: written rounded, read back to the same values,
+    /// written again to the same bytes.
+    @Test func landmarksAndTransformRoundTripThroughJSON() throws {
+        let landmarks = LandmarkEstimate.fromEyes(Point2D(301.23456, 410.5), Point2D(380.1, 399.999))
+        let transform = Affine2D(0.123456789, -0.0000001, -1234.5678901, 2, 1e-7, 56.25)
+        let line = JSON.object([
+            ("landmarks", AlignmentJSON.landmarks(landmarks)), ("landmarks_estimated", AlignmentJSON.estimated(landmarks)),
+            ("transform", AlignmentJSON.transform(transform)),
+        ]).serialized()
+        #expect(line.contains(#""left_eye": [301.23,410.5]"#), "\(line)")
+        #expect(line.contains(#""landmarks_estimated": ["nose","mouth_left","mouth_right"]"#), "\(line)")
+        #expect(line.contains(#""transform": [[0.123457,0,-1234.56789],[2,0,56.25]]"#), "\(line)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let readLandmarks = try #require(AlignmentJSON.landmarks(from: object["landmarks"], estimated: object["landmarks_estimated"]))
+        let readTransform = try #require(AlignmentJSON.transform(from: object["transform"]))
+        #expect(readLandmarks == AlignmentJSON.rounded(landmarks))
+        #expect(readTransform == AlignmentJSON.rounded(transform))
+        let again = JSON.object([
+            ("landmarks", AlignmentJSON.landmarks(readLandmarks)), ("landmarks_estimated", AlignmentJSON.estimated(readLandmarks)),
+            ("transform", AlignmentJSON.transform(readTransform)),
+        ]).serialized()
+        #expect(again == line)
+        #expect(AlignmentJSON.landmarks(nil) == .null && AlignmentJSON.transform(nil) == .null)
+    }
 }
