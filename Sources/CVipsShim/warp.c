@@ -225,38 +225,39 @@ static VipsImage *resample(VipsImage *part, const double map[6], int side) {
     return status == 0 ? out : NULL;
 }
 
-int CVipsShim_WarpEncode(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec, void **bytes, size_t *length,
-                         char **message) {
-    if (!handle || !handle->image || !spec || !bytes || !length || spec->output_side < 1 ||
-        spec->output_side > 16384) {
-        return warp_fail(CVipsShim_BadArgument, message, "bad arguments to WarpEncode");
+// The warped crop as a lazy image over its part (held in memory), or
+// NULL with `*status` and `*message` set.
+static VipsImage *warped(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec, int *status, char **message) {
+    *status = CVipsShim_BadArgument;
+    if (!handle || !handle->image || !spec || spec->output_side < 1 || spec->output_side > 16384) {
+        warp_fail(CVipsShim_BadArgument, message, "bad arguments to the warp");
+        return NULL;
     }
-    *bytes = NULL;
-    *length = 0;
     const double *m = spec->matrix;
     double det = m[0] * m[4] - m[1] * m[3];
     for (int i = 0; i < 6; i++) {
-        if (!isfinite(m[i])) return warp_fail(CVipsShim_BadArgument, message, "matrix is not finite");
+        if (!isfinite(m[i])) return warp_fail(CVipsShim_BadArgument, message, "matrix is not finite"), NULL;
     }
-    if (!(fabs(det) > 1e-12)) return warp_fail(CVipsShim_BadArgument, message, "matrix is singular");
+    if (!(fabs(det) > 1e-12)) return warp_fail(CVipsShim_BadArgument, message, "matrix is singular"), NULL;
     double inv[6];
     inverse(m, inv);
     int side = spec->output_side;
     int width = vips_image_get_width(handle->image), height = vips_image_get_height(handle->image);
     Part part = part_for(inv, sqrt(fabs(det)), side, width, height);
     if (part.width > 65536 || part.height > 65536 || (double)part.width * part.height * part.shrink * part.shrink > 4e8) {
-        return warp_fail(CVipsShim_BadArgument, message, "the crop covers too much of the image");
+        return warp_fail(CVipsShim_BadArgument, message, "the crop covers too much of the image"), NULL;
     }
+    *status = CVipsShim_DecodeFailed;
     VipsImage *t = cut_part(handle->image, &part, spec->pad);
-    if (!t) return warp_fail(CVipsShim_DecodeFailed, message, "could not cut the crop's part of the image");
+    if (!t) return warp_fail(CVipsShim_DecodeFailed, message, "could not cut the crop's part of the image"), NULL;
     VipsImage *next = NULL;
     if (part.shrink < 1 && !step(&t, &next, vips_resize(t, &next, part.shrink, "kernel", VIPS_KERNEL_LANCZOS3, NULL))) {
         g_object_unref(t);
-        return warp_fail(CVipsShim_DecodeFailed, message, "could not resize the crop's part");
+        return warp_fail(CVipsShim_DecodeFailed, message, "could not resize the crop's part"), NULL;
     }
     VipsImage *memory = vips_image_copy_memory(t);
     g_object_unref(t);
-    if (!memory) return warp_fail(CVipsShim_DecodeFailed, message, "could not decode the crop's part");
+    if (!memory) return warp_fail(CVipsShim_DecodeFailed, message, "could not decode the crop's part"), NULL;
     t = memory;
     // Image pixel p lies at (p - part origin + 0.5) * shrink - 0.5 in the
     // resized part (libvips resizes centre to centre).
@@ -269,15 +270,47 @@ int CVipsShim_WarpEncode(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec
         double crop_side = side / sqrt(fabs(det)) * k;
         if (!blur_padding(t, edges, part.outside, crop_side)) {
             g_object_unref(t);
-            return warp_fail(CVipsShim_DecodeFailed, message, "could not blur the padding");
+            return warp_fail(CVipsShim_DecodeFailed, message, "could not blur the padding"), NULL;
         }
     }
     double map[6] = {inv[0] * k, inv[1] * k, inv[2] * k + ox, inv[3] * k, inv[4] * k, inv[5] * k + oy};
     VipsImage *crop = resample(t, map, side);
     g_object_unref(t);
-    if (!crop) return warp_fail(CVipsShim_DecodeFailed, message, "could not warp the crop");
-    int status = encode(crop, spec->format, spec->quality, bytes, length);
+    if (!crop) return warp_fail(CVipsShim_DecodeFailed, message, "could not warp the crop"), NULL;
+    *status = CVipsShim_OK;
+    return crop;
+}
+
+int CVipsShim_WarpEncode(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec, void **bytes, size_t *length,
+                         char **message) {
+    if (!bytes || !length) return warp_fail(CVipsShim_BadArgument, message, "bad arguments to WarpEncode");
+    *bytes = NULL;
+    *length = 0;
+    int status = 0;
+    VipsImage *crop = warped(handle, spec, &status, message);
+    if (!crop) return status;
+    status = encode(crop, spec->format, spec->quality, bytes, length);
     g_object_unref(crop);
     if (status != 0) return warp_fail(CVipsShim_EncodeFailed, message, "could not encode crop");
+    return CVipsShim_OK;
+}
+
+int CVipsShim_WarpRGB(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec, uint8_t *rgb, size_t capacity,
+                      char **message) {
+    if (!rgb || !spec || capacity < (size_t)spec->output_side * spec->output_side * 3) {
+        return warp_fail(CVipsShim_BadArgument, message, "bad arguments to WarpRGB");
+    }
+    int status = 0;
+    VipsImage *crop = warped(handle, spec, &status, message);
+    if (!crop) return status;
+    size_t size = 0;
+    void *memory = vips_image_write_to_memory(crop, &size);
+    g_object_unref(crop);
+    if (!memory || size != (size_t)spec->output_side * spec->output_side * 3) {
+        g_free(memory);
+        return warp_fail(CVipsShim_DecodeFailed, message, "could not warp the crop");
+    }
+    memcpy(rgb, memory, size);
+    g_free(memory);
     return CVipsShim_OK;
 }

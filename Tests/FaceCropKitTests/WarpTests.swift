@@ -196,4 +196,12 @@ struct WarpTests {
             try picture.encodeWarp(Affine2D(1, 2, 0, 2, 4, 0), side: 32, fill: .edge, format: .png, quality: 90, source: Self.name)
         }
     }
+
+    /// The pixels handed back are the pixels encoded.
+    @Test func theRGBCropIsTheEncodedCrop() throws {
+        let (picture, _) = try photo()
+        let t = Affine2D(0.4, 0.1, -40, -0.1, 0.4, -20)
+        let rgb = try picture.warpRGB(t, side: 80, source: Self.name)
+        #expect(rgb.pixels == (try warp(picture, t, side: 80)).pixels)
+    }
 }

@@ -219,6 +219,12 @@ typedef struct {
 int CVipsShim_WarpEncode(CVipsShim_Image *image, const CVipsShim_WarpSpec *spec, void **bytes, size_t *length,
                          char **message);
 
+/// The same crop as CVipsShim_WarpEncode makes, as 8-bit sRGB pixels (rows
+/// packed, 3 bytes a pixel) in the caller's `rgb` of `capacity` bytes (at
+/// least output_side * output_side * 3); `format` and `quality` are ignored.
+int CVipsShim_WarpRGB(CVipsShim_Image *image, const CVipsShim_WarpSpec *spec, uint8_t *rgb, size_t capacity,
+                      char **message);
+
 #ifdef __cplusplus
 }
 #endif
