@@ -263,4 +263,33 @@ struct AlignmentTests {
         #expect(again == line)
         #expect(AlignmentJSON.landmarks(nil) == .null && AlignmentJSON.transform(nil) == .null)
     }
+
+    /// Without landmarks a template crop is the plain square; with them,
+    /// the template's; `level` turns only a plausible eye line.
+    @Test func eachModePlacesTheCropItsWay() throws {
+        let box = PixelRect(x: 340, y: 240, width: 120, height: 120)
+        let face = [Point2D(370, 280), Point2D(430, 280), Point2D(400, 310), Point2D(380, 340), Point2D(420, 340)]
+        let landmarks = FaceLandmarks(face)
+        func place(_ mode: AlignMode, _ l: FaceLandmarks?, eyes: Double? = 0) -> AlignedFace {
+            Alignment.place(box: box, landmarks: l, eyeAngle: eyes, mode: mode, size: 112, margin: 0.4, width: 800, height: 600)
+        }
+        let plain = place(.none, landmarks)
+        #expect(plain.square == PixelSquare(left: 292, top: 192, side: 216) && !plain.aligned && !plain.padded)
+        #expect(place(.arcface, nil) == plain)
+        #expect(place(.level, landmarks, eyes: 12).angle == 12)
+        #expect(place(.level, landmarks, eyes: 50).aligned == false)
+        let arcface = place(.arcface, landmarks)
+        #expect(arcface.aligned && arcface.warp != nil && abs(arcface.recordedAngle) < 1)
+        #expect(place(.ffhq, landmarks).warp == Alignment.ffhq(landmarks, side: 112))
+    }
+
+    /// A cut crop's transform: the decode's square back in photo pixels.
+    @Test func aCutCropsTransformGoesThroughTheDecode() {
+        // A half-size decode whose part starts at (100, 50); the square there is (20, 10, 100).
+        let toDecode = Alignment.photoToDecode(sx: 0.5, sy: 0.5, origin: (100, 50))
+        let t = Alignment.cutTransform(PixelSquare(left: 20, top: 10, side: 100), angle: nil, side: 200, toDecode: toDecode)
+        // Photo edge (240, 120) is the decode's edge (120, 60) = the part's (20, 10): the crop's corner.
+        #expect(t.apply(Point2D(239.5, 119.5)).distance(to: Point2D(-0.5, -0.5)) < 1e-9)
+        #expect(abs(t.a - 1) < 1e-12 && t.b == 0)
+    }
 }

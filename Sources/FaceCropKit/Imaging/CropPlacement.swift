@@ -57,3 +57,61 @@ extension Alignment {
         return CropPlacement(transform: transform, bounds: PixelSquare(left: l, top: t, side: extent), padded: padded)
     }
 }
+
+/// How one face is cropped under `--align`: decided from its box and
+/// landmarks alone. Pure; everything in upright full-resolution pixels.
+struct AlignedFace: Sendable, Equatable {
+    /// The square the crop is cut from (`none`, `level`), or the square the
+    /// template crop covers (what the decode must hold).
+    var square: PixelSquare
+    /// Photo -> crop for a template crop (`arcface`, `ffhq`); nil: cut `square`.
+    var warp: Affine2D?
+    /// `level`: degrees to turn `square` anticlockwise; nil: not turned.
+    var angle: Double?
+    var padded: Bool
+
+    var aligned: Bool { warp != nil || angle != nil }
+
+    /// The turn recorded in the manifest's `angle`, to 0.01 degree.
+    var recordedAngle: Double { ((warp?.angle ?? angle ?? 0) * 100).rounded() / 100 }
+}
+
+extension Alignment {
+    /// The crop of a face found at `box` with `landmarks` (photo pixels, or
+    /// nil), whose eye line is turned `eyeAngle` degrees (nil: eyes not found).
+    static func place(
+        box: PixelRect, landmarks: FaceLandmarks?, eyeAngle: Double?, mode: AlignMode, size: Int, margin: Double,
+        width: Int, height: Int
+    ) -> AlignedFace {
+        if mode.isTemplate, let landmarks,
+            let placement = templatePlacement(mode, landmarks: landmarks, side: size, width: width, height: height)
+        {
+            return AlignedFace(square: placement.bounds, warp: placement.transform, angle: nil, padded: placement.padded)
+        }
+        let square = CropGeometry.cropSquare(around: box, margin: margin, imageWidth: width, imageHeight: height)
+        // level: unless the eyes were not found or the turn is implausibly
+        // large for a face (then kept as it is).
+        let angle = mode == .level ? eyeAngle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
+        return AlignedFace(
+            square: square, warp: nil, angle: angle, padded: square.reachesOutside(width: width, height: height))
+    }
+
+    /// How far the decoded part reaches past the crops' squares (as a share
+    /// of their side): a turned square's corners (`level`), the reach of the
+    /// template warp's filters.
+    static func coverGrow(_ mode: AlignMode, size: Int) -> Double {
+        switch mode {
+        case .none: 0
+        case .level: 0.25
+        case .arcface, .ffhq: 0.02 + 6 / Double(max(size, 1))
+        }
+    }
+
+    /// Photo -> crop of a crop cut from a decode: `square` (in the decode's
+    /// pixels, turned `angle` degrees or not) resized to `side`, after
+    /// `toDecode` (photo -> decode pixels).
+    static func cutTransform(_ square: PixelSquare, angle: Double?, side: Int, toDecode: Affine2D) -> Affine2D {
+        let cut = angle.map { levelCrop(square, angle: $0, side: side) } ?? squareCrop(square, side: side)
+        return toDecode.then(cut)
+    }
+}
