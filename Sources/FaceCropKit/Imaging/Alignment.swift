@@ -238,13 +238,15 @@ public enum Alignment {
 ///
 /// In the frame of the eyes (origin midway between them, `u` the vector from
 /// the image-left eye to the image-right one, `v` = `u` turned towards the
-/// chin), each point is `mid + pu u + pv v`. The constants are the means
-/// over every face YuNet finds in Fixtures/ (scripts/fit-landmarks).
+/// chin), each point is `mid + pu u + pv v`. The constants are the mean
+/// over the six faces YuNet finds in Fixtures/faces and Fixtures/people,
+/// made symmetric (scripts/fit-landmarks). (ArcFace's template has the mouth
+/// lower: pv 1.15; these faces' mouths, as YuNet places them, are at 0.96.)
 public enum LandmarkEstimate {
     /// (pu, pv) for nose, mouth left, mouth right.
-    static let nose = (0.0, 0.57)
-    static let mouthLeft = (-0.41, 1.16)
-    static let mouthRight = (0.42, 1.16)
+    static let nose = (0.0, 0.54)
+    static let mouthLeft = (-0.41, 0.96)
+    static let mouthRight = (0.41, 0.96)
 
     /// Five landmarks from the two eyes (image-left first); nose and mouth
     /// are marked estimated.
