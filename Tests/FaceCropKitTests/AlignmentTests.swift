@@ -149,7 +149,8 @@ struct AlignmentTests {
         #expect(Affine2D(1, 2, 0, 2, 4, 0).inverse == nil)
     }
 
-    /// A plain crop: the square's outer pixel edges become the crop's.
+    /// A plain crop: the square's outer pixel edges become the crop's
+    /// (enlarged: half a crop pixel further, as libvips does).
     @Test(arguments: [
         (PixelSquare(left: 100, top: 50, side: 200), 256),
         (PixelSquare(left: -22, top: -12, side: 144), 144),
@@ -157,10 +158,11 @@ struct AlignmentTests {
     ])
     func aPlainCropIsAScaleAndAShift(square: PixelSquare, side: Int) {
         let t = Alignment.squareCrop(square, side: side)
-        let s = Double(side)
-        #expect(t.apply(Point2D(Double(square.left) - 0.5, Double(square.top) - 0.5)).distance(to: Point2D(-0.5, -0.5)) < 1e-9)
+        let shift = side > square.side ? 0.5 : 0
+        let near = -0.5 + shift, farEdge = Double(side) - 0.5 + shift
+        #expect(t.apply(Point2D(Double(square.left) - 0.5, Double(square.top) - 0.5)).distance(to: Point2D(near, near)) < 1e-9)
         let far = Point2D(Double(square.left + square.side) - 0.5, Double(square.top + square.side) - 0.5)
-        #expect(t.apply(far).distance(to: Point2D(s - 0.5, s - 0.5)) < 1e-9)
+        #expect(t.apply(far).distance(to: Point2D(farEdge, farEdge)) < 1e-9)
         #expect(t.b == 0 && t.d == 0)
     }
 
@@ -282,7 +284,8 @@ struct AlignmentTests {
         let plain = place(.none, landmarks)
         #expect(plain.square == PixelSquare(left: 292, top: 192, side: 216) && !plain.aligned && !plain.padded)
         #expect(place(.arcface, nil) == plain)
-        #expect(place(.level, landmarks, eyes: 12).angle == 12)
+        let level = place(.level, landmarks, eyes: 12)
+        #expect(level.angle == 12 && level.warp == Alignment.levelCrop(plain.square, angle: 12, side: 112))
         #expect(place(.level, landmarks, eyes: 50).aligned == false)
         let arcface = place(.arcface, landmarks)
         #expect(arcface.aligned && arcface.warp != nil && abs(arcface.recordedAngle) < 1)
@@ -293,9 +296,10 @@ struct AlignmentTests {
     @Test func aCutCropsTransformGoesThroughTheDecode() {
         // A half-size decode whose part starts at (100, 50); the square there is (20, 10, 100).
         let toDecode = Alignment.photoToDecode(sx: 0.5, sy: 0.5, origin: (100, 50))
-        let t = Alignment.cutTransform(PixelSquare(left: 20, top: 10, side: 100), angle: nil, side: 200, toDecode: toDecode)
-        // Photo edge (240, 120) is the decode's edge (120, 60) = the part's (20, 10): the crop's corner.
-        #expect(t.apply(Point2D(239.5, 119.5)).distance(to: Point2D(-0.5, -0.5)) < 1e-9)
+        let t = Alignment.cutTransform(PixelSquare(left: 20, top: 10, side: 100), side: 200, toDecode: toDecode)
+        // Photo edge (240, 120) is the decode's edge (120, 60) = the part's (20, 10): the crop's
+        // corner (enlarged 2x: half a crop pixel on, as libvips enlarges).
+        #expect(t.apply(Point2D(239.5, 119.5)).distance(to: Point2D(0, 0)) < 1e-9)
         #expect(abs(t.a - 1) < 1e-12 && t.b == 0)
     }
 }

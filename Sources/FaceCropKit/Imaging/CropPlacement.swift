@@ -64,16 +64,16 @@ struct AlignedFace: Sendable, Equatable {
     /// The square the crop is cut from (`none`, `level`), or the square the
     /// template crop covers (what the decode must hold).
     var square: PixelSquare
-    /// Photo -> crop for a template crop (`arcface`, `ffhq`); nil: cut `square`.
+    /// Photo -> crop for a turned crop (`level`, `arcface`, `ffhq`); nil: cut `square`.
     var warp: Affine2D?
     /// `level`: degrees to turn `square` anticlockwise; nil: not turned.
     var angle: Double?
     var padded: Bool
 
-    var aligned: Bool { warp != nil || angle != nil }
+    var aligned: Bool { warp != nil }
 
     /// The turn recorded in the manifest's `angle`, to 0.01 degree.
-    var recordedAngle: Double { ((warp?.angle ?? angle ?? 0) * 100).rounded() / 100 }
+    var recordedAngle: Double { angle ?? ((warp?.angle ?? 0) * 100).rounded() / 100 }
 }
 
 extension Alignment {
@@ -91,9 +91,13 @@ extension Alignment {
         let square = CropGeometry.cropSquare(around: box, margin: margin, imageWidth: width, imageHeight: height)
         // level: unless the eyes were not found or the turn is implausibly
         // large for a face (then kept as it is).
+        // The turned square is warped like a template crop, so that its
+        // transform is exact (vips_rotate's output puts it half a pixel
+        // off, depending on the parity of the turned image's size).
         let angle = mode == .level ? eyeAngle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
         return AlignedFace(
-            square: square, warp: nil, angle: angle, padded: square.reachesOutside(width: width, height: height))
+            square: square, warp: angle.map { levelCrop(square, angle: $0, side: size) }, angle: angle,
+            padded: square.reachesOutside(width: width, height: height))
     }
 
     /// How far the decoded part reaches past the crops' squares (as a share
@@ -108,10 +112,8 @@ extension Alignment {
     }
 
     /// Photo -> crop of a crop cut from a decode: `square` (in the decode's
-    /// pixels, turned `angle` degrees or not) resized to `side`, after
-    /// `toDecode` (photo -> decode pixels).
-    static func cutTransform(_ square: PixelSquare, angle: Double?, side: Int, toDecode: Affine2D) -> Affine2D {
-        let cut = angle.map { levelCrop(square, angle: $0, side: side) } ?? squareCrop(square, side: side)
-        return toDecode.then(cut)
+    /// pixels) resized to `side`, after `toDecode` (photo -> decode pixels).
+    static func cutTransform(_ square: PixelSquare, side: Int, toDecode: Affine2D) -> Affine2D {
+        toDecode.then(squareCrop(square, side: side))
     }
 }
