@@ -34,20 +34,21 @@ enum AlignmentJSON {
         FaceLandmarks(landmarks.points.map { Point2D(round($0.x, 100), round($0.y, 100)) }, estimated: landmarks.estimated)
     }
 
-    static func landmarks(from value: Any?, estimated: Any?) -> FaceLandmarks? {
-        guard let object = value as? [String: Any] else { return nil }
+    /// Read back from a manifest line's `landmarks` and `landmarks_estimated`.
+    static func landmarks(from object: [String: [Double]]?, estimated: [String]?) -> FaceLandmarks? {
+        guard let object else { return nil }
         var points: [Point2D] = []
         for name in FaceLandmarks.Name.allCases {
-            guard let pair = object[name.rawValue] as? [NSNumber], pair.count == 2 else { return nil }
-            points.append(Point2D(pair[0].doubleValue, pair[1].doubleValue))
+            guard let pair = object[name.rawValue], pair.count == 2 else { return nil }
+            points.append(Point2D(pair[0], pair[1]))
         }
-        let names = (estimated as? [String] ?? []).compactMap(FaceLandmarks.Name.init(rawValue:))
-        return FaceLandmarks(points, estimated: Set(names))
+        return FaceLandmarks(points, estimated: Set((estimated ?? []).compactMap(FaceLandmarks.Name.init(rawValue:))))
     }
 
-    static func transform(from value: Any?) -> Affine2D? {
-        guard let rows = value as? [[NSNumber]], rows.count == 2, rows.allSatisfy({ $0.count == 3 }) else { return nil }
-        let r = rows.joined().map(\.doubleValue)
+    /// Read back from a manifest line's `transform`.
+    static func transform(from rows: [[Double]]?) -> Affine2D? {
+        guard let rows, rows.count == 2, rows.allSatisfy({ $0.count == 3 }) else { return nil }
+        let r = Array(rows.joined())
         return Affine2D(r[0], r[1], r[2], r[3], r[4], r[5])
     }
 

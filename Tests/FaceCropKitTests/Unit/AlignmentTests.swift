@@ -260,8 +260,9 @@ struct AlignmentTests {
         #expect(line.contains(#""landmarks_estimated": ["nose","mouth_left","mouth_right"]"#), "\(line)")
         #expect(line.contains(#""transform": [[0.123457,0,-1234.56789],[2,0,56.25]]"#), "\(line)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        let readLandmarks = try #require(AlignmentJSON.landmarks(from: object["landmarks"], estimated: object["landmarks_estimated"]))
-        let readTransform = try #require(AlignmentJSON.transform(from: object["transform"]))
+        let readLandmarks = try #require(
+            AlignmentJSON.landmarks(from: object["landmarks"] as? [String: [Double]], estimated: object["landmarks_estimated"] as? [String]))
+        let readTransform = try #require(AlignmentJSON.transform(from: object["transform"] as? [[Double]]))
         #expect(readLandmarks == AlignmentJSON.rounded(landmarks))
         #expect(readTransform == AlignmentJSON.rounded(transform))
         let again = JSON.object([
