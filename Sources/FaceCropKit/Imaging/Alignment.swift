@@ -126,6 +126,17 @@ public enum AlignMode: String, Sendable, CaseIterable {
 
     /// Whether the template, not `--margin`, decides the framing.
     public var isTemplate: Bool { self == .arcface || self == .ffhq }
+
+    /// How stats.json's settings (and so the settings hash) name it: `no` and
+    /// `yes` for none and level, as before there were templates, so that a
+    /// dataset made then is still up to date.
+    var settingsValue: String {
+        switch self {
+        case .none: "no"
+        case .level: "yes"
+        case .arcface, .ffhq: rawValue
+        }
+    }
 }
 
 public enum FaceTemplate {
