@@ -117,3 +117,18 @@ extension Alignment {
         toDecode.then(squareCrop(square, side: side))
     }
 }
+
+extension ClipMask {
+    /// Where the face sits in a turned crop (`--align level`, `arcface`,
+    /// `ffhq`) rendered at `side` x `side`: the box's centre and size put
+    /// through the crop's transform (for a crop of `cropSize` pixels), kept
+    /// upright in the frame.
+    static func faceBox(bbox: PixelRect, transform: Affine2D, cropSize: Int, side: Int) -> FrameBox {
+        let k = Double(side) / Double(cropSize)
+        // Box centre in pixel-centre coordinates, then its crop pixel edge position.
+        let centre = transform.apply(
+            Point2D(Double(bbox.x) + Double(bbox.width) / 2 - 0.5, Double(bbox.y) + Double(bbox.height) / 2 - 0.5))
+        let width = Double(bbox.width) * transform.scale * k, height = Double(bbox.height) * transform.scale * k
+        return FrameBox(x: (centre.x + 0.5) * k - width / 2, y: (centre.y + 0.5) * k - height / 2, width: width, height: height)
+    }
+}

@@ -303,4 +303,16 @@ struct AlignmentTests {
         #expect(t.apply(Point2D(239.5, 119.5)).distance(to: Point2D(0, 0)) < 1e-9)
         #expect(abs(t.a - 1) < 1e-12 && t.b == 0)
     }
+
+    /// A clip's mask around a turned crop's face: for a plain crop's
+    /// transform it is the box ClipMask has always drawn.
+    @Test func theClipMaskFollowsTheTransform() {
+        let bbox = PixelRect(x: 340, y: 240, width: 120, height: 100)
+        let square = CropGeometry.cropSquare(around: bbox, margin: 0.4, imageWidth: 800, imageHeight: 600)
+        let plain = ClipMask.faceBox(bbox: bbox, photoWidth: 800, photoHeight: 600, margin: 0.4, side: 64)
+        let turned = ClipMask.faceBox(bbox: bbox, transform: Alignment.squareCrop(square, side: 128), cropSize: 128, side: 64)
+        for (a, b) in [(plain.x, turned.x), (plain.y, turned.y), (plain.width, turned.width), (plain.height, turned.height)] {
+            #expect(abs(a - b) < 1e-9, "\(plain) vs \(turned)")
+        }
+    }
 }
