@@ -14,24 +14,8 @@
 //     (vips_mapim, bicubic).
 #include <math.h>
 #include <string.h>
-#include <vips/vips.h>
 
-#include "CVipsShim.h"
-
-// The same layout as in CVipsShim.c: the handle wraps one VipsImage.
-struct CVipsShim_Image {
-    VipsImage *image;
-};
-
-static int warp_fail(int status, char **message, const char *text) {
-    if (message) {
-        const char *detail = vips_error_buffer();
-        *message = (detail && detail[0]) ? g_strdup_printf("%s: %s", text, detail) : g_strdup(text);
-        if (*message) g_strstrip(*message);
-    }
-    vips_error_clear();
-    return status;
-}
+#include "internal.h"
 
 // Replaces *t by `next` when `status` is 0; returns whether it was.
 // (`next` is read after the call that sets it has run.)
@@ -40,37 +24,6 @@ static int step(VipsImage **t, VipsImage **next, int status) {
     g_object_unref(*t);
     *t = *next;
     return 1;
-}
-
-// 8-bit, 3-band sRGB, alpha flattened onto black, as CropEncode's crops
-// (a gray image's band repeated when libvips knows no colour route).
-static int to_srgb8(VipsImage **t) {
-    VipsImage *next = NULL;
-    if (vips_image_hasalpha(*t) && !step(t, &next, vips_flatten(*t, &next, NULL))) return 0;
-    if (!step(t, &next, vips_colourspace(*t, &next, VIPS_INTERPRETATION_sRGB, NULL))) {
-        vips_error_clear();
-        if (vips_image_get_bands(*t) == 1) {
-            VipsImage *copies[3] = {*t, *t, *t};
-            if (!step(t, &next, vips_bandjoin(copies, &next, 3, NULL))) return 0;
-        }
-    }
-    if (vips_image_get_bands(*t) > 3 && !step(t, &next, vips_extract_band(*t, &next, 0, "n", 3, NULL))) return 0;
-    if (vips_image_get_format(*t) != VIPS_FORMAT_UCHAR && !step(t, &next, vips_cast_uchar(*t, &next, NULL))) return 0;
-    return vips_image_get_bands(*t) == 3;
-}
-
-static int encode(VipsImage *t, CVipsShim_Format format, int quality, void **bytes, size_t *length) {
-    quality = quality < 1 ? 1 : (quality > 100 ? 100 : quality);
-    switch (format) {
-    case CVipsShim_JPEG:
-        return vips_jpegsave_buffer(t, bytes, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
-    case CVipsShim_PNG:
-        return vips_pngsave_buffer(t, bytes, length, "strip", TRUE, "compression", 6, NULL);
-    case CVipsShim_WebP:
-        return vips_webpsave_buffer(t, bytes, length, "Q", quality, "strip", TRUE, NULL);
-    default:
-        return -1;
-    }
 }
 
 // Where the part of the image a crop needs lies, in image pixels, and how it
@@ -135,8 +88,7 @@ static VipsImage *cut_part(VipsImage *image, const Part *part, CVipsShim_Pad pad
         if (!step(&cut, &next, vips_embed(cut, &next, l - part->left, t - part->top, part->width, part->height,
                                          "extend", extend, NULL))) goto failed;
     }
-    if (!to_srgb8(&cut)) goto failed;
-    return cut;
+    return shim_to_8bit(cut, VIPS_INTERPRETATION_sRGB, 3);
 failed:
     g_object_unref(cut);
     return NULL;
@@ -230,34 +182,34 @@ static VipsImage *resample(VipsImage *part, const double map[6], int side) {
 static VipsImage *warped(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec, int *status, char **message) {
     *status = CVipsShim_BadArgument;
     if (!handle || !handle->image || !spec || spec->output_side < 1 || spec->output_side > 16384) {
-        warp_fail(CVipsShim_BadArgument, message, "bad arguments to the warp");
+        shim_fail(CVipsShim_BadArgument, message, "bad arguments to the warp");
         return NULL;
     }
     const double *m = spec->matrix;
     double det = m[0] * m[4] - m[1] * m[3];
     for (int i = 0; i < 6; i++) {
-        if (!isfinite(m[i])) return warp_fail(CVipsShim_BadArgument, message, "matrix is not finite"), NULL;
+        if (!isfinite(m[i])) return shim_fail(CVipsShim_BadArgument, message, "matrix is not finite"), NULL;
     }
-    if (!(fabs(det) > 1e-12)) return warp_fail(CVipsShim_BadArgument, message, "matrix is singular"), NULL;
+    if (!(fabs(det) > 1e-12)) return shim_fail(CVipsShim_BadArgument, message, "matrix is singular"), NULL;
     double inv[6];
     inverse(m, inv);
     int side = spec->output_side;
     int width = vips_image_get_width(handle->image), height = vips_image_get_height(handle->image);
     Part part = part_for(inv, sqrt(fabs(det)), side, width, height);
     if (part.width > 65536 || part.height > 65536 || (double)part.width * part.height * part.shrink * part.shrink > 4e8) {
-        return warp_fail(CVipsShim_BadArgument, message, "the crop covers too much of the image"), NULL;
+        return shim_fail(CVipsShim_BadArgument, message, "the crop covers too much of the image"), NULL;
     }
     *status = CVipsShim_DecodeFailed;
     VipsImage *t = cut_part(handle->image, &part, spec->pad);
-    if (!t) return warp_fail(CVipsShim_DecodeFailed, message, "could not cut the crop's part of the image"), NULL;
+    if (!t) return shim_fail(CVipsShim_DecodeFailed, message, "could not cut the crop's part of the image"), NULL;
     VipsImage *next = NULL;
     if (part.shrink < 1 && !step(&t, &next, vips_resize(t, &next, part.shrink, "kernel", VIPS_KERNEL_LANCZOS3, NULL))) {
         g_object_unref(t);
-        return warp_fail(CVipsShim_DecodeFailed, message, "could not resize the crop's part"), NULL;
+        return shim_fail(CVipsShim_DecodeFailed, message, "could not resize the crop's part"), NULL;
     }
     VipsImage *memory = vips_image_copy_memory(t);
     g_object_unref(t);
-    if (!memory) return warp_fail(CVipsShim_DecodeFailed, message, "could not decode the crop's part"), NULL;
+    if (!memory) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode the crop's part"), NULL;
     t = memory;
     // Image pixel p lies at (p - part origin + 0.5) * shrink - 0.5 in the
     // resized part (libvips resizes centre to centre).
@@ -270,35 +222,32 @@ static VipsImage *warped(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec
         double crop_side = side / sqrt(fabs(det)) * k;
         if (!blur_padding(t, edges, part.outside, crop_side)) {
             g_object_unref(t);
-            return warp_fail(CVipsShim_DecodeFailed, message, "could not blur the padding"), NULL;
+            return shim_fail(CVipsShim_DecodeFailed, message, "could not blur the padding"), NULL;
         }
     }
     double map[6] = {inv[0] * k, inv[1] * k, inv[2] * k + ox, inv[3] * k, inv[4] * k, inv[5] * k + oy};
     VipsImage *crop = resample(t, map, side);
     g_object_unref(t);
-    if (!crop) return warp_fail(CVipsShim_DecodeFailed, message, "could not warp the crop"), NULL;
+    if (!crop) return shim_fail(CVipsShim_DecodeFailed, message, "could not warp the crop"), NULL;
     *status = CVipsShim_OK;
     return crop;
 }
 
 int CVipsShim_WarpEncode(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec, void **bytes, size_t *length,
                          char **message) {
-    if (!bytes || !length) return warp_fail(CVipsShim_BadArgument, message, "bad arguments to WarpEncode");
+    if (!bytes || !length) return shim_fail(CVipsShim_BadArgument, message, "bad arguments to WarpEncode");
     *bytes = NULL;
     *length = 0;
     int status = 0;
     VipsImage *crop = warped(handle, spec, &status, message);
     if (!crop) return status;
-    status = encode(crop, spec->format, spec->quality, bytes, length);
-    g_object_unref(crop);
-    if (status != 0) return warp_fail(CVipsShim_EncodeFailed, message, "could not encode crop");
-    return CVipsShim_OK;
+    return shim_encode(crop, spec->format, spec->quality, bytes, length, message);
 }
 
 int CVipsShim_WarpRGB(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec, uint8_t *rgb, size_t capacity,
                       char **message) {
     if (!rgb || !spec || capacity < (size_t)spec->output_side * spec->output_side * 3) {
-        return warp_fail(CVipsShim_BadArgument, message, "bad arguments to WarpRGB");
+        return shim_fail(CVipsShim_BadArgument, message, "bad arguments to WarpRGB");
     }
     int status = 0;
     VipsImage *crop = warped(handle, spec, &status, message);
@@ -308,7 +257,7 @@ int CVipsShim_WarpRGB(CVipsShim_Image *handle, const CVipsShim_WarpSpec *spec, u
     g_object_unref(crop);
     if (!memory || size != (size_t)spec->output_side * spec->output_side * 3) {
         g_free(memory);
-        return warp_fail(CVipsShim_DecodeFailed, message, "could not warp the crop");
+        return shim_fail(CVipsShim_DecodeFailed, message, "could not warp the crop");
     }
     memcpy(rgb, memory, size);
     g_free(memory);

@@ -136,6 +136,8 @@ int CVipsShim_ImageRGB(CVipsShim_Image *image, uint8_t **pixels, int *width, int
 typedef enum {
     CVipsShim_PadEdge = 0,
     CVipsShim_PadBlack = 1,
+    /// The image mirrored at its edge (--pad reflect).
+    CVipsShim_PadReflect = 2,
 } CVipsShim_Pad;
 
 typedef enum {
@@ -209,9 +211,6 @@ void CVipsShim_ClearErrors(void);
 
 /// Frees memory the shim handed out (pixels, encoded bytes, messages).
 void CVipsShim_Free(void *pointer);
-
-/// --pad reflect: the image mirrored at its edge (extends CVipsShim_Pad).
-enum { CVipsShim_PadReflect = 2 };
 
 /// An aligned face crop: the image seen through an affine matrix.
 typedef struct {

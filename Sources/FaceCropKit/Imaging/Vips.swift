@@ -244,7 +244,7 @@ final class Picture {
         var spec = CVipsShim_CropSpec(
             left: Int32(clamping: square.left), top: Int32(clamping: square.top),
             side: Int32(clamping: square.side),
-            pad: pad == .black ? CVipsShim_PadBlack : CVipsShim_PadEdge,
+            pad: pad == .black ? CVipsShim_PadBlack : pad == .reflect ? CVipsShim_PadReflect : CVipsShim_PadEdge,
             output_side: Int32(clamping: side),
             format: format.shimFormat, quality: Int32(clamping: quality), angle: angle)
         var bytes: UnsafeMutableRawPointer?

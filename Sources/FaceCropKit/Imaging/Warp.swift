@@ -49,7 +49,7 @@ extension Picture {
         switch fill {
         case .edge: pad = CVipsShim_PadEdge
         case .black: pad = CVipsShim_PadBlack
-        case .reflect, .reflectBlurred: pad = CVipsShim_Pad(rawValue: UInt32(CVipsShim_PadReflect))
+        case .reflect, .reflectBlurred: pad = CVipsShim_PadReflect
         }
         return CVipsShim_WarpSpec(
             matrix: (t.a, t.b, t.c, t.d, t.e, t.f), output_side: Int32(clamping: side), pad: pad,

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+@testable import FaceCropKit
+
+/// `--align arcface|ffhq` and the manifest's landmarks and transform, on
+/// real photos in all 8 EXIF orientations: YuNet is run again on each crop
+/// and must find the face where the template (or the transform) says.
+@Suite(.serialized)
+struct AlignedCropTests {
+    static let model = packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path
+    static let rotated = (1...8).map { "rotated/astronaut-orient-\($0).jpg" }
+    static let portraits = ["faces/astronaut.jpg", "faces/grace_hopper.jpg", "faces/two-people.jpg", "faces/astronaut-large.jpg"]
+
+    /// Runs facecrop over `photos` with `arguments`; returns the output folder and its face lines.
+    private func run(_ photos: [String], _ arguments: [String]) throws -> (work: URL, output: URL, faces: [[String: Any]]) {
+        let (work, folder) = try fixturePhotos(photos)
+        let output = work.appendingPathComponent("dataset")
+        let result = try runFaceCrop([folder.path, "-o", output.path, "--quiet", "--format", "png"] + arguments)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        return (work, output, try readManifest(output).filter { $0["status"] as? String == "ok" })
+    }
+
+    /// YuNet's five points on a crop file, for the face nearest its centre.
+    /// The crop is first laid on a mid-grey canvas twice its size: YuNet
+    /// does not find a face that fills the whole image.
+    private func measured(_ crop: URL, detector: YuNet) throws -> FaceLandmarks? {
+        let bytes = try PhotoBytes(path: crop.path, source: crop.lastPathComponent)
+        let header = try Picture.header(of: bytes, source: "crop")
+        let rgb = try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: "crop")
+            .rgbPixels(source: "crop")
+        let side = rgb.width
+        let canvas = 2 * side, offset = side / 2
+        var pixels = [UInt8](repeating: 128, count: canvas * canvas * 3)
+        for y in 0..<rgb.height {
+            let from = y * side * 3
+            let to = ((y + offset) * canvas + offset) * 3
+            pixels.replaceSubrange(to..<to + side * 3, with: rgb.pixels[from..<from + side * 3])
+        }
+        let found = try detector.detect(RGBImage(width: canvas, height: canvas, pixels: pixels), minScore: 0.5, source: "crop")
+        let centre = Point2D(Double(canvas) / 2, Double(canvas) / 2)
+        let best = found.compactMap(\.landmarks).min {
+            ($0[.nose].distance(to: centre)) < ($1[.nose].distance(to: centre))
+        }
+        return best?.mapped(Affine2D(1, 0, -Double(offset), 0, 1, -Double(offset)))
+    }
+
+    private func meanDistance(_ a: [Point2D], _ b: [Point2D]) -> Double {
+        zip(a, b).map { $0.distance(to: $1) }.reduce(0, +) / Double(a.count)
+    }
+
+    private func landmarks(_ line: [String: Any]) -> FaceLandmarks? {
+        AlignmentJSON.landmarks(from: line["landmarks"], estimated: line["landmarks_estimated"])
+    }
+
+    private func transform(_ line: [String: Any]) -> Affine2D? { AlignmentJSON.transform(from: line["transform"]) }
+
+    @Test(arguments: [(rotated, 112), (portraits, 224)])
+    func arcfacePutsTheFivePointsOnTheTemplate(photos: [String], side: Int) throws {
+        let (work, output, faces) = try run(photos, ["--detector", "yunet", "--model", Self.model, "--align", "arcface", "--size", String(side)])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let detector = try YuNet(path: Self.model)
+        #expect(faces.count == photos.count + (photos.contains("faces/two-people.jpg") ? 1 : 0))
+        let template = FaceTemplate.arcface(side: side)
+        for face in faces {
+            #expect(face["aligned"] as? Bool == true, "\(face)")
+            let points = try #require(try measured(output.appendingPathComponent(face["crop"] as! String), detector: detector))
+            let distance = meanDistance(points.points, template) * 112 / Double(side)
+            #expect(distance <= 4, "\(face["source"]!): \(distance) px at 112")
+        }
+    }
+
+    @Test(arguments: [rotated, portraits])
+    func ffhqLevelsTheEyesAndKeepsTheRecipesProportions(photos: [String]) throws {
+        let side = 256
+        let (work, output, faces) = try run(photos, ["--detector", "yunet", "--model", Self.model, "--align", "ffhq", "--size", String(side)])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let detector = try YuNet(path: Self.model)
+        for face in faces {
+            let source = face["source"] as! String
+            let found = try #require(landmarks(face))
+            let points = try #require(try measured(output.appendingPathComponent(face["crop"] as! String), detector: detector))
+            let eyeLine = points[.rightEye] - points[.leftEye]
+            #expect(abs(atan2(eyeLine.y, eyeLine.x) * 180 / .pi) <= 1, "\(source): eye line \(eyeLine)")
+            // The recipe, from the photo's landmarks: the square is 2|x| photo pixels across.
+            let square = try #require(Alignment.ffhqSquare(found))
+            let scale = Double(side) / (2 * square.x.length)
+            let eyes = found[.rightEye].distance(to: found[.leftEye]) * scale
+            let mouth = { (l: FaceLandmarks) in 0.5 * (l[.mouthLeft] + l[.mouthRight]) - 0.5 * (l[.leftEye] + l[.rightEye]) }
+            let eyeMouth = mouth(found).length * scale
+            #expect(abs(eyeLine.length / eyes - 1) <= 0.03, "\(source): eyes \(eyeLine.length) vs \(eyes)")
+            #expect(abs(mouth(points).length / eyeMouth - 1) <= 0.03, "\(source): eye-mouth \(mouth(points).length) vs \(eyeMouth)")
+        }
+    }
+
+    /// The transform takes the manifest's landmarks to where YuNet finds
+    /// them in the crop, for every mode (unaligned crops included).
+    @Test(arguments: ["none", "level", "arcface", "ffhq"])
+    func theTransformTakesTheLandmarksIntoTheCrop(mode: String) throws {
+        let side = 192
+        let (work, output, faces) = try run(Self.rotated + Self.portraits, ["--detector", "yunet", "--model", Self.model, "--align", mode, "--size", String(side)])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let detector = try YuNet(path: Self.model)
+        #expect(faces.count == 13)
+        for face in faces {
+            let source = face["source"] as! String
+            let found = try #require(landmarks(face))
+            let t = try #require(transform(face))
+            if mode == "none" { #expect(t.b == 0 && t.d == 0 && t.a == t.e, "\(source): \(t)") }
+            let points = try #require(try measured(output.appendingPathComponent(face["crop"] as! String), detector: detector))
+            let distance = meanDistance(found.mapped(t).points, points.points)
+            #expect(distance <= 4 * Double(side) / 112, "\(source): \(distance) px")
+        }
+    }
+
+    /// The cascades find only the eyes: the fit is on them alone, so they
+    /// land on the template's eyes; nose and mouth are recorded as estimated.
+    @Test func theCascadePathPutsTheEyesOnTheTemplate() throws {
+        let side = 112
+        let (work, output, faces) = try run(Self.rotated + Self.portraits, ["--align", "arcface", "--size", String(side)])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let detector = try YuNet(path: Self.model)
+        let template = FaceTemplate.arcface(side: side)
+        var checked = 0
+        for face in faces where face["aligned"] as? Bool == true {
+            let source = face["source"] as! String
+            #expect(face["landmarks_estimated"] as? [String] == ["nose", "mouth_left", "mouth_right"], "\(source)")
+            let points = try #require(try measured(output.appendingPathComponent(face["crop"] as! String), detector: detector))
+            #expect(points[.leftEye].distance(to: template[0]) <= 4, "\(source): \(points[.leftEye])")
+            #expect(points[.rightEye].distance(to: template[1]) <= 4, "\(source): \(points[.rightEye])")
+            checked += 1
+        }
+        #expect(checked >= 8, "faces with both eyes found: \(checked)")
+        // A face whose eyes were not found is cropped as it is.
+        for face in faces where face["aligned"] as? Bool == false {
+            #expect(face["landmarks"] is NSNull && transform(face) != nil)
+        }
+    }
+}
