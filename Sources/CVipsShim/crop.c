@@ -20,7 +20,9 @@ static VipsImage *pad_outside(VipsImage *t, int *left, int *top, int side, CVips
     int oy = *top < 0 ? -*top : 0;
     int cw = MAX(width + ox, *left + ox + side);
     int ch = MAX(height + oy, *top + oy + side);
-    VipsExtend extend = pad == CVipsShim_PadBlack ? VIPS_EXTEND_BLACK : VIPS_EXTEND_COPY;
+    VipsExtend extend = pad == CVipsShim_PadBlack     ? VIPS_EXTEND_BLACK
+                        : pad == CVipsShim_PadReflect ? VIPS_EXTEND_MIRROR
+                                                      : VIPS_EXTEND_COPY;
     VipsImage *next = NULL;
     int failed = vips_embed(t, &next, ox, oy, cw, ch, "extend", extend, NULL);
     shim_unref(t);
@@ -89,11 +91,10 @@ static VipsImage *resize_square(VipsImage *t, int side, int output_side) {
     return t;
 }
 
-// Encodes `t` as the spec's format, stripped of metadata. Takes `t`.
-static int encode(VipsImage *t, const CVipsShim_CropSpec *spec, void **bytes, size_t *length, char **message) {
-    int quality = spec->quality < 1 ? 1 : (spec->quality > 100 ? 100 : spec->quality);
+int shim_encode(VipsImage *t, CVipsShim_Format format, int quality, void **bytes, size_t *length, char **message) {
+    quality = quality < 1 ? 1 : (quality > 100 ? 100 : quality);
     int status = 0;
-    switch (spec->format) {
+    switch (format) {
     case CVipsShim_JPEG:
         status = vips_jpegsave_buffer(t, bytes, length, "Q", quality, "strip", TRUE,
                                       "optimize_coding", TRUE, NULL);
@@ -128,5 +129,5 @@ int CVipsShim_CropEncode(CVipsShim_Image *handle, const CVipsShim_CropSpec *spec
     if (t) t = resize_square(t, spec->side, spec->output_side);
     if (t) t = shim_to_8bit(t, VIPS_INTERPRETATION_sRGB, 3);
     if (!t) return shim_fail(CVipsShim_EncodeFailed, message, "could not cut crop");
-    return encode(t, spec, bytes, length, message);
+    return shim_encode(t, spec->format, spec->quality, bytes, length, message);
 }

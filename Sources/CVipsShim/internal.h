@@ -41,4 +41,10 @@ SHIM_INTERNAL VipsImage *shim_to_8bit(VipsImage *in, VipsInterpretation space, i
 SHIM_INTERNAL int shim_load_heif_planes(const void *bytes, size_t length, const CVipsShim_Header *header,
                                         VipsImage **out);
 
+/// Encodes `t` as `format` (quality 1...100 for JPEG and WebP), stripped of
+/// metadata, into bytes the caller frees with CVipsShim_Free. Takes `t`.
+/// (crop.c)
+SHIM_INTERNAL int shim_encode(VipsImage *t, CVipsShim_Format format, int quality, void **bytes, size_t *length,
+                              char **message);
+
 #endif

@@ -136,6 +136,8 @@ int CVipsShim_ImageRGB(CVipsShim_Image *image, uint8_t **pixels, int *width, int
 typedef enum {
     CVipsShim_PadEdge = 0,
     CVipsShim_PadBlack = 1,
+    /// The image mirrored at its edge (--pad reflect).
+    CVipsShim_PadReflect = 2,
 } CVipsShim_Pad;
 
 typedef enum {
@@ -209,6 +211,41 @@ void CVipsShim_ClearErrors(void);
 
 /// Frees memory the shim handed out (pixels, encoded bytes, messages).
 void CVipsShim_Free(void *pointer);
+
+/// An aligned face crop: the image seen through an affine matrix.
+typedef struct {
+    /// Image pixels -> crop pixels: x' = m[0] x + m[1] y + m[2],
+    /// y' = m[3] x + m[4] y + m[5], in pixels of the image handed over,
+    /// pixel centres at whole numbers (the top-left pixel's centre is (0, 0),
+    /// as in OpenCV's warpAffine). Must be invertible.
+    double matrix[6];
+    /// Output side in pixels.
+    int output_side;
+    /// Fill where the crop reaches past the image: CVipsShim_PadEdge,
+    /// CVipsShim_PadBlack or CVipsShim_PadReflect.
+    CVipsShim_Pad pad;
+    /// With CVipsShim_PadReflect: blur the mirrored part and fade it towards
+    /// the image's median colour, as NVlabs' FFHQ recipe does (approximately:
+    /// see warp.c).
+    int blur_padding;
+    CVipsShim_Format format;
+    /// 1...100 for JPEG and WebP; ignored for PNG.
+    int quality;
+} CVipsShim_WarpSpec;
+
+/// Warps, encodes and hands back one crop as 8-bit sRGB (alpha flattened
+/// onto black), stripped of metadata, like CVipsShim_CropEncode: the caller
+/// writes the bytes (atomically) and frees them with CVipsShim_Free. A crop
+/// that shrinks the image is resized with Lanczos first, then resampled
+/// bicubic.
+int CVipsShim_WarpEncode(CVipsShim_Image *image, const CVipsShim_WarpSpec *spec, void **bytes, size_t *length,
+                         char **message);
+
+/// The same crop as CVipsShim_WarpEncode makes, as 8-bit sRGB pixels (rows
+/// packed, 3 bytes a pixel) in the caller's `rgb` of `capacity` bytes (at
+/// least output_side * output_side * 3); `format` and `quality` are ignored.
+int CVipsShim_WarpRGB(CVipsShim_Image *image, const CVipsShim_WarpSpec *spec, uint8_t *rgb, size_t capacity,
+                      char **message);
 
 #ifdef __cplusplus
 }

@@ -82,6 +82,6 @@ public enum FaceCropCommand {
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
             modelPath: options.detector == .yunet ? ModelLocator.resolve(options.model) : options.model, minNeighbors: options.minNeighbors,
             minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
-            needsPeople: options.personOnly, needsEyes: options.align)
+            needsPeople: options.personOnly, needsEyes: options.align != .none)
     }
 }

@@ -127,6 +127,11 @@ enum ConfigFile {
             if on { try ArgumentReader.apply(spec, &options, "") }
             return
         }
+        if case .flag(let on) = value, let bare = spec.bare {
+            // `align = true` in JSON: the value it has when left out.
+            if on { try ArgumentReader.apply(spec, &options, bare) }
+            return
+        }
         guard case .text(let text) = value else {
             throw .usage("\(place): '\(key)' needs a value (\(spec.value!)), not true/false")
         }

@@ -45,7 +45,7 @@ enum Manual {
         for spec in OptionTable.all {
             lines.append(".TP")
             var label = spec.names.map { "\\fB\(escape($0))\\fR" }.joined(separator: ", ")
-            if let value = spec.value { label += " \\fI\(escape(value))\\fR" }
+            if let value = spec.shownValue { label += " \\fI\(escape(value))\\fR" }
             lines.append(label)
             lines.append(text(spec.help))
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 public enum FaceSelection: String, Sendable, CaseIterable { case all, largest }
-public enum PadMode: String, Sendable, CaseIterable { case edge, black }
+public enum PadMode: String, Sendable, CaseIterable { case edge, black, reflect }
 public enum ClipScope: String, Sendable, CaseIterable { case dataset, source }
 public enum Shell: String, Sendable, CaseIterable { case bash, zsh }
 public enum OutputFormat: String, Sendable, CaseIterable {
@@ -27,7 +27,7 @@ public struct Options: Sendable, Equatable {
     public var minScore: Double?
     public var target = Target.face
     public var personOnly = false
-    public var align = false
+    public var align = AlignMode.none
     public var minSharpness = 0.0
     public var jobs: Int?
     /// nil: the detector's own default (`effectiveDetectSize`).
@@ -93,7 +93,7 @@ public enum OptionTable {
         .value(["--size"], "N", "Side of each square crop in pixels (default 256).") {
             $0.size = try int($1, "--size", 16...8192)
         },
-        .value(["--margin"], "F", "Context added on every side of a face, as a fraction of its side (default 0.4).") {
+        .value(["--margin"], "F", "Context added on every side of a face, as a fraction of its side (default 0.4; not with --align arcface or ffhq, whose templates frame the face).") {
             $0.margin = try double($1, "--margin", 0...4)
         },
         .value(["--faces"], "all|largest", "Crop every face, or only the largest of each photo (default all).") {
@@ -102,7 +102,7 @@ public enum OptionTable {
         .value(["--min-face"], "PX", "Skip faces smaller than this, in pixels of the photo (default 48).") {
             $0.minFace = try int($1, "--min-face", 1...100_000)
         },
-        .value(["--pad"], "edge|black", "Fill for crops reaching past a small photo's edge (default edge).") {
+        .value(["--pad"], "edge|black|reflect", "Fill for crops reaching past the photo's edge: its edge pixels, black, or the photo mirrored (blurred with --align ffhq, as FFHQ does) (default edge).") {
             $0.pad = try choice($1, "--pad")
         },
         .value(["--format"], "jpg|png|webp", "Crop file format (default jpg).") {
@@ -127,7 +127,9 @@ public enum OptionTable {
             $0.target = try choice($1, "--target")
         },
         .flag(["--person-only"], "Crop only faces placed on a person the HOG people detector finds (also past the photo's edges) or portrait-sized (1/8 of the shorter side); photos with neither get status no_person.") { $0.personOnly = true },
-        .flag(["--align"], "Turn each face crop so the eyes are level (recorded as aligned and angle in the manifest).") { $0.align = true },
+        .value(["--align"], "none|level|arcface|ffhq", "Frame and turn face crops: none (default); level: turn the crop so the eyes are level (also bare --align); arcface: ArcFace's 112 px five-point template scaled to --size; ffhq: NVlabs' FFHQ square. --margin does not apply to arcface and ffhq: the template decides the framing.") {
+            $0.align = try alignMode($1)
+        }.valueOptional(meaning: "level"),
         .value(["--min-sharpness"], "F", "Drop faces whose sharpness (variance of the Laplacian at 96 px) is below F (default 0: keep all).") {
             $0.minSharpness = try double($1, "--min-sharpness", 0...1_000_000)
         },
@@ -305,6 +307,15 @@ public enum OptionTable {
             throw .usage("'\(name)' needs a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return value
+    }
+
+    /// `--align`'s value; `true` and `false` (a config file's flag form) mean level and none.
+    private static func alignMode(_ text: String) throws(FaceCropError) -> AlignMode {
+        switch text.lowercased() {
+        case "true", "yes", "on", "1": return .level
+        case "false", "no", "off", "0": return .none
+        default: return try choice(text, "--align")
+        }
     }
 
     private static func choice<T: RawRepresentable & CaseIterable>(_ text: String, _ name: String) throws(FaceCropError) -> T

@@ -18,13 +18,21 @@ struct OptionSpec<Settings>: Sendable {
     /// Whether the option may only be given on the command line, not in a
     /// `--config` file.
     var commandLineOnly = false
+    /// An option whose value may be left out (`--align`): what it means
+    /// then. The next argument is its value only when it is one of the
+    /// choices `value` lists (`a|b|c`).
+    var bare: String?
+
+    /// The value as help shows it: `[a|b|c]` when it may be left out.
+    var shownValue: String? { value.map { bare == nil ? $0 : "[\($0)]" } }
 
     /// The names and value as `--help` and the README show them.
-    var label: String { names.joined(separator: ", ") + (value.map { " \($0)" } ?? "") }
+    var label: String { names.joined(separator: ", ") + (shownValue.map { " \($0)" } ?? "") }
 
     func repeated() -> Self { with { $0.repeatable = true } }
     func forClips() -> Self { with { $0.clipOnly = true } }
     func onlyOnCommandLine() -> Self { with { $0.commandLineOnly = true } }
+    func valueOptional(meaning bare: String) -> Self { with { $0.bare = bare } }
 
     private func with(_ change: (inout Self) -> Void) -> Self {
         var spec = self
@@ -86,6 +94,14 @@ enum ArgumentReader {
             let value: String
             if let attached {
                 value = attached
+            } else if let bare = spec.bare {
+                let choices = (spec.value ?? "").split(separator: "|").map(String.init)
+                if index < arguments.count, choices.contains(arguments[index]) {
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    value = bare
+                }
             } else {
                 guard index < arguments.count else { throw .usage("missing value for '\(name)'") }
                 value = arguments[index]

@@ -29,7 +29,7 @@ enum ClipStep {
         var written: Set<String> = []
         if let path = clips.path {
             let recorded = recordedName(of: path, output: run.output)
-            let allFrames = run.records.lazy.flatMap { Self.frames(of: $0, margin: clips.margin, side: clips.side) }
+            let allFrames = run.records.lazy.flatMap { Self.frames(of: $0, margin: clips.margin, cropSize: clips.cropSize, side: clips.side) }
             do throws(ClipFailure) {
                 try AtomicFileFolder.make(for: path)
                 let count = try writeClip(allFrames, to: path, clips, run) { crop, frame in
@@ -66,7 +66,7 @@ enum ClipStep {
             let path = run.output + "/" + name
             var lines: [String] = []
             do throws(ClipFailure) {
-                let count = try writeClip(frames(of: record, margin: clips.margin, side: clips.side), to: path, clips, run) {
+                let count = try writeClip(frames(of: record, margin: clips.margin, cropSize: clips.cropSize, side: clips.side), to: path, clips, run) {
                     crop, frame in lines.append(line(crop: crop, clip: name, frame: frame))
                 }
                 if count > 0 { written.insert(name) }
@@ -80,12 +80,14 @@ enum ClipStep {
     }
 
     /// The crops of one record as frames.
-    static func frames(of record: PhotoRecord, margin: Double, side: Int) -> [Frame] {
+    static func frames(of record: PhotoRecord, margin: Double, cropSize: Int, side: Int) -> [Frame] {
         guard record.status == .ok, let width = record.width, let height = record.height else { return [] }
         return record.faces.map { face in
             Frame(
                 crop: face.crop,
-                face: ClipMask.faceBox(bbox: face.box, photoWidth: width, photoHeight: height, margin: margin, side: side))
+                face: face.aligned && face.transform != nil
+                    ? ClipMask.faceBox(bbox: face.box, transform: face.transform!, cropSize: cropSize, side: side)
+                    : ClipMask.faceBox(bbox: face.box, photoWidth: width, photoHeight: height, margin: margin, side: side))
         }
     }
 
@@ -271,8 +273,10 @@ struct ClipSettings: Sendable {
     var fps: Int
     var hold: Int
     var mask: ClipMaskShape
-    /// `--margin`, to place the face in each crop.
+    /// `--margin`, to place the face in each crop (a turned crop's face is
+    /// placed by its transform, for crops of `--size` pixels).
     var margin: Double
+    var cropSize: Int
     /// `--prune`: remove per-source clips no photo makes any more.
     var prune: Bool
 
@@ -285,6 +289,7 @@ struct ClipSettings: Sendable {
         hold = options.clipHold
         mask = options.clipMask
         margin = options.margin
+        cropSize = options.size
         prune = options.prune
     }
 }

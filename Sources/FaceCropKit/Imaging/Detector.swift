@@ -24,6 +24,15 @@ struct Subject: Sendable, Equatable {
     var score: Double
     /// The eye centres (left in the image first), when they were found.
     var eyes: EyePair?
+    /// Five landmarks found together (YuNet).
+    var five: FaceLandmarks? = nil
+
+    /// The five landmarks: YuNet's, or from the eyes the cascades found
+    /// (whose box centres are in pixel-edge coordinates) with nose and
+    /// mouth estimated.
+    var landmarks: FaceLandmarks? {
+        five ?? eyes.map { LandmarkEstimate.fromEyes(Point2D($0.x1 - 0.5, $0.y1 - 0.5), Point2D($0.x2 - 0.5, $0.y2 - 0.5)) }
+    }
 }
 
 struct EyePair: Sendable, Equatable {
@@ -117,6 +126,15 @@ final class Detector: @unchecked Sendable {
 
     /// Whether `find` needs the photo's colour pixels.
     var needsColour: Bool { yunet != nil }
+
+    /// YuNet's `landmarks` (in `picture`'s pixels) measured again on the
+    /// face cut upright at ArcFace's scale (`Alignment.remeasured`).
+    func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks {
+        guard let yunet else { return landmarks }
+        return try Alignment.remeasured(landmarks, in: picture, source: source) { rgb throws(FaceCropError) in
+            try yunet.detect(rgb, minScore: 0.5, source: source).compactMap(\.five)
+        }
+    }
 
     /// Finds the target in `gray` (and `rgb`, the same pixels in colour, for
     /// YuNet). `minSide`: smallest box side of interest, in `gray`'s pixels.
@@ -351,7 +369,8 @@ final class YuNet {
             return Subject(
                 box: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
                 score: (Double(face.score) * 10_000).rounded() / 10_000,
-                eyes: EyePair(x1: Double(a.0), y1: Double(a.1), x2: Double(b.0), y2: Double(b.1)))
+                eyes: EyePair(x1: Double(a.0), y1: Double(a.1), x2: Double(b.0), y2: Double(b.1)),
+                five: FaceLandmarks(yunet: face))
         }
     }
 }

@@ -106,7 +106,8 @@ struct PhotoHeader: Sendable {
 /// A decoded (or lazily decodable) upright image. Not thread-safe: owned by
 /// the one task processing its photo.
 final class Picture {
-    private let handle: OpaquePointer
+    /// The shim's image; only `Picture` methods (here and in Warp.swift) use it.
+    let handle: OpaquePointer
     /// Keeps the encoded bytes alive while libvips may still read them.
     private let bytes: PhotoBytes
     let width: Int
@@ -243,7 +244,7 @@ final class Picture {
         var spec = CVipsShim_CropSpec(
             left: Int32(clamping: square.left), top: Int32(clamping: square.top),
             side: Int32(clamping: square.side),
-            pad: pad == .black ? CVipsShim_PadBlack : CVipsShim_PadEdge,
+            pad: pad == .black ? CVipsShim_PadBlack : pad == .reflect ? CVipsShim_PadReflect : CVipsShim_PadEdge,
             output_side: Int32(clamping: side),
             format: format.shimFormat, quality: Int32(clamping: quality), angle: angle)
         var bytes: UnsafeMutableRawPointer?
@@ -273,7 +274,7 @@ struct RGBImage: Sendable {
 }
 
 extension OutputFormat {
-    fileprivate var shimFormat: CVipsShim_Format {
+    var shimFormat: CVipsShim_Format {
         switch self {
         case .jpg: CVipsShim_JPEG
         case .png: CVipsShim_PNG

@@ -16,6 +16,10 @@ struct FaceRecord: Sendable, Equatable {
     var crop = ""
     /// Whether the crop reached past the photo's edge and was padded.
     var padded = false
+    /// The face's five points in upright photo pixels (nil: none found).
+    var landmarks: FaceLandmarks?
+    /// Upright photo pixels -> crop pixels (nil where no crop was cut: `floor`).
+    var transform: Affine2D?
 }
 
 public enum PhotoStatus: String, Sendable {

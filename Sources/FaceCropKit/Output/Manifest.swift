@@ -46,6 +46,9 @@ enum Manifest {
             ("aligned", .bool(face.aligned)),
             ("angle", .double(face.angle)),
             ("sharpness", .double(face.sharpness)),
+            ("landmarks", AlignmentJSON.landmarks(face.landmarks)),
+            ("landmarks_estimated", AlignmentJSON.estimated(face.landmarks)),
+            ("transform", AlignmentJSON.transform(face.transform)),
         ]
     }
 
@@ -56,7 +59,9 @@ enum Manifest {
         // One decode for all of a record's lines: a state file of 100,000
         // photos is read at every run.
         let text = "[" + lines.joined(separator: ",") + "]"
-        guard let parsed = try? JSONDecoder().decode([Line].self, from: Data(text.utf8)), let first = parsed.first else {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase  // landmarks_estimated
+        guard let parsed = try? decoder.decode([Line].self, from: Data(text.utf8)), let first = parsed.first else {
             return false
         }
         record.width = first.width
@@ -72,7 +77,9 @@ enum Manifest {
                 FaceRecord(
                     index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
                     target: line.target.flatMap(Target.init(rawValue:)) ?? .face, aligned: line.aligned ?? false,
-                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: crop, padded: padded))
+                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: crop, padded: padded,
+                    landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
+                    transform: AlignmentJSON.transform(from: line.transform)))
         }
         record.faces = faces
         return true
@@ -89,6 +96,9 @@ enum Manifest {
         var aligned: Bool?
         var angle: Double?
         var sharpness: Double?
+        var landmarks: [String: [Double]]?
+        var landmarksEstimated: [String]?
+        var transform: [[Double]]?
         var width: Int?
         var height: Int?
         var error: String?

@@ -38,7 +38,7 @@ struct Stats {
             ("min_score", .double(settings.minScore)),
             ("target", .string(settings.target.rawValue)),
             ("person_only", .string(settings.personOnly ? "yes" : "no")),
-            ("align", .string(settings.align ? "yes" : "no")),
+            ("align", .string(settings.align.settingsValue)),
             ("min_sharpness", .double(settings.minSharpness)),
             ("model_sha256", .string(settings.detector == .yunet ? modelPath.map(fileHash) ?? "" : "")),
         ])

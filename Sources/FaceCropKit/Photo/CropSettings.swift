@@ -15,8 +15,18 @@ public struct CropSettings: Sendable, Equatable {
     public var minScore: Double
     public var target: Target
     public var personOnly: Bool
-    public var align: Bool
+    public var align: AlignMode
     public var minSharpness: Double
+
+    /// How a turned crop is filled past the photo's edge: `--pad`, with
+    /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
+    var fill: WarpFill {
+        switch pad {
+        case .edge: .edge
+        case .black: .black
+        case .reflect: align == .ffhq ? .reflectBlurred : .reflect
+        }
+    }
 
     public init(_ options: Options) {
         size = options.size

@@ -5,6 +5,8 @@ struct FoundFace {
     var sharpness: Double
     /// The eye line's angle in degrees, when both eyes were found.
     var angle: Double?
+    /// The five landmarks in upright full-resolution pixels, when found.
+    var landmarks: FaceLandmarks?
 }
 
 /// Stage 3: the faces (or whatever `--target` names) on the detection
@@ -41,7 +43,8 @@ enum DetectStage {
             FoundFace(
                 box: CropGeometry.map(detection.box, from: (gray.width, gray.height), to: full), score: detection.score,
                 sharpness: (Detector.sharpness(of: detection.box, in: gray) * 100).rounded() / 100,
-                angle: detection.eyes.map { ($0.angle * 100).rounded() / 100 })
+                angle: detection.eyes.map { ($0.angle * 100).rounded() / 100 },
+                landmarks: detection.landmarks.map { Alignment.landmarks($0, from: (gray.width, gray.height), to: full) })
         }
         .filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
         faces.sort { a, b in
@@ -50,6 +53,16 @@ enum DetectStage {
             return a.box.x < b.box.x
         }
         if settings.faces == .largest { faces = Array(faces.prefix(1)) }
+        if settings.align == .arcface && detector.needsColour {
+            let toSmall = Alignment.photoToDecode(
+                sx: Double(gray.width) / Double(full.width), sy: Double(gray.height) / Double(full.height))
+            for index in faces.indices {
+                guard let found = faces[index].landmarks, found.estimated.isEmpty, let back = toSmall.inverse else { continue }
+                faces[index].landmarks = try detector.remeasured(found.mapped(toSmall), in: decoded.small, source: source)
+                    .mapped(back)
+            }
+        }
         return .faces(faces, scale: scale)
     }
+
 }

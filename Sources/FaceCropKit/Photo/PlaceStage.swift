@@ -1,11 +1,12 @@
 /// Where each face's crop is cut and what it is called: pure geometry.
 struct Placement: Equatable {
-    /// Each face's square, in full-resolution upright pixels (may reach past the photo).
-    var squares: [PixelSquare]
+    /// How each face is cropped (`--align`): the square it is cut from or
+    /// covers, in full-resolution upright pixels (may reach past the photo),
+    /// and the warp of a turned crop.
+    var faces: [AlignedFace]
+    var squares: [PixelSquare] { faces.map(\.square) }
     /// Each crop's file, relative to `-o`.
     var names: [String]
-    /// Each crop's turn in degrees (`--align`), nil where it stays as it is.
-    var angles: [Double?]
     /// The smallest decode scale that still gives every crop its full resolution.
     var decodeScale: Double
     /// The part of the photo the crops are cut from.
@@ -17,17 +18,19 @@ enum PlaceStage {
     static func place(_ faces: [FoundFace], full: (width: Int, height: Int), prefix: String, settings: CropSettings)
         -> Placement
     {
-        let squares = faces.map {
-            CropGeometry.cropSquare(around: $0.box, margin: settings.margin, imageWidth: full.width, imageHeight: full.height)
+        let aligned = faces.map {
+            Alignment.place(
+                box: $0.box, landmarks: $0.landmarks, eyeAngle: $0.angle, mode: settings.align, size: settings.size,
+                margin: settings.margin, width: full.width, height: full.height)
         }
+        let squares = aligned.map(\.square)
         return Placement(
-            squares: squares,
+            faces: aligned,
             names: faces.indices.map { cropName(prefix: prefix, index: $0, format: settings.format, target: settings.target) },
-            // --align: level the eye line, unless the eyes were not found or
-            // the turn is implausibly large for a face (then kept as it is).
-            angles: faces.map { face in settings.align ? face.angle.flatMap { abs($0) <= 45 ? $0 : nil } : nil },
             decodeScale: CropGeometry.decodeScale(for: squares, outputSide: settings.size),
-            cover: CropGeometry.cover(squares, grow: settings.align ? 0.25 : 0, width: full.width, height: full.height))
+            cover: CropGeometry.cover(
+                squares, grow: Alignment.coverGrow(settings.align, size: settings.size), width: full.width,
+                height: full.height))
     }
 
     /// `trip/IMG_1.heic` -> `trip/IMG_1.heic.face0.jpg`: the photo's whole name

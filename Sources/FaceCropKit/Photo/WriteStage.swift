@@ -47,24 +47,40 @@ struct WriteStage {
             }
             var records: [FaceRecord] = []
             for (index, face) in faces.enumerated() {
-                let square = placement.squares[index]
-                var scaled = CropGeometry.scale(square, sx: sx, sy: sy)
-                scaled.left -= origin.x
-                scaled.top -= origin.y
-                let angle = placement.angles[index]
-                let encoded = try picture.encodeCrop(
-                    scaled, pad: settings.pad, side: settings.size, format: settings.format, quality: settings.quality,
-                    angle: angle ?? 0, source: source)
+                let aligned = placement.faces[index]
+                let (encoded, transform) = try cut(aligned, from: picture, sx: sx, sy: sy, origin: origin, source: source)
                 written.append(try save(encoded, as: placement.names[index], source: source))
                 records.append(
                     FaceRecord(
                         index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000,
-                        target: settings.target, aligned: angle != nil, angle: angle ?? 0, sharpness: face.sharpness,
-                        crop: placement.names[index], padded: square.reachesOutside(width: full.width, height: full.height)))
+                        target: settings.target, aligned: aligned.aligned, angle: aligned.aligned ? aligned.recordedAngle : 0,
+                        sharpness: face.sharpness, crop: placement.names[index], padded: aligned.padded,
+                        landmarks: face.landmarks.map(AlignmentJSON.rounded), transform: AlignmentJSON.rounded(transform)))
             }
             finished = true
             return records
         }
+    }
+
+    /// One crop, encoded, and its photo -> crop transform: a turned crop is
+    /// warped from the decode, a plain one cut from it (as it always was).
+    private func cut(
+        _ face: AlignedFace, from picture: Picture, sx: Double, sy: Double, origin: (x: Int, y: Int), source: String
+    ) throws(FaceCropError) -> (bytes: [UInt8], transform: Affine2D) {
+        let toDecode = Alignment.photoToDecode(sx: sx, sy: sy, origin: origin)
+        if let warp = face.warp, let fromDecode = toDecode.inverse {
+            let bytes = try picture.encodeWarp(
+                fromDecode.then(warp), side: settings.size, fill: settings.fill, format: settings.format,
+                quality: settings.quality, source: source)
+            return (bytes, warp)
+        }
+        var scaled = CropGeometry.scale(face.square, sx: sx, sy: sy)
+        scaled.left -= origin.x
+        scaled.top -= origin.y
+        let bytes = try picture.encodeCrop(
+            scaled, pad: settings.pad, side: settings.size, format: settings.format, quality: settings.quality,
+            source: source)
+        return (bytes, Alignment.cutTransform(scaled, side: settings.size, toDecode: toDecode))
     }
 
     /// Makes the crops' folder and journals their names before any is written.

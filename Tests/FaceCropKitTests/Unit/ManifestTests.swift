@@ -23,8 +23,8 @@ struct ManifestTests {
         outcome.height = 3024
         let lines = Manifest.lines(of: outcome)
         #expect(lines == [
-            #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 0, "bbox": [10,20,30,40], "score": 5.25, "crop": "trip/IMG_1.heic.face0.jpg", "padded": false, "target": "face", "aligned": false, "angle": 0, "sharpness": 0, "width": 4032, "height": 3024, "sha256": "ab"}"#,
-            #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 1, "bbox": [1,2,3,4], "score": 2, "crop": "trip/IMG_1.heic.face1.jpg", "padded": true, "target": "face", "aligned": false, "angle": 0, "sharpness": 0, "width": 4032, "height": 3024, "sha256": "ab"}"#,
+            #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 0, "bbox": [10,20,30,40], "score": 5.25, "crop": "trip/IMG_1.heic.face0.jpg", "padded": false, "target": "face", "aligned": false, "angle": 0, "sharpness": 0, "landmarks": null, "landmarks_estimated": null, "transform": null, "width": 4032, "height": 3024, "sha256": "ab"}"#,
+            #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 1, "bbox": [1,2,3,4], "score": 2, "crop": "trip/IMG_1.heic.face1.jpg", "padded": true, "target": "face", "aligned": false, "angle": 0, "sharpness": 0, "landmarks": null, "landmarks_estimated": null, "transform": null, "width": 4032, "height": 3024, "sha256": "ab"}"#,
         ])
     }
 
@@ -49,7 +49,7 @@ struct ManifestTests {
     /// A state entry as an earlier version wrote it (manifest lines kept
     /// verbatim) is read into a typed record that writes the same bytes again.
     @Test(arguments: [
-        #"{"input": "", "index": 0, "source": "trip/IMG_1.heic", "size": 1, "mtime_ns": 2, "sha256": "ab", "status": "ok", "crops": ["trip/IMG_1.heic.face0.jpg"], "lines": ["{\"source\": \"trip/IMG_1.heic\", \"status\": \"ok\", \"face\": 0, \"bbox\": [10,20,30,40], \"score\": 0.9123, \"crop\": \"trip/IMG_1.heic.face0.jpg\", \"padded\": true, \"target\": \"face\", \"aligned\": true, \"angle\": -3.27, \"sharpness\": 1234.56, \"width\": 4032, \"height\": 3024, \"sha256\": \"ab\"}"]}"#,
+        #"{"input": "", "index": 0, "source": "trip/IMG_1.heic", "size": 1, "mtime_ns": 2, "sha256": "ab", "status": "ok", "crops": ["trip/IMG_1.heic.face0.jpg"], "lines": ["{\"source\": \"trip/IMG_1.heic\", \"status\": \"ok\", \"face\": 0, \"bbox\": [10,20,30,40], \"score\": 0.9123, \"crop\": \"trip/IMG_1.heic.face0.jpg\", \"padded\": true, \"target\": \"face\", \"aligned\": true, \"angle\": -3.27, \"sharpness\": 1234.56, \"landmarks\": {\"left_eye\": [12.5,30], \"right_eye\": [30.25,30.5], \"nose\": [21,40], \"mouth_left\": [14,50], \"mouth_right\": [28,50]}, \"landmarks_estimated\": [\"nose\",\"mouth_left\",\"mouth_right\"], \"transform\": [[2.5,0.125,-3.75],[-0.125,2.5,1]], \"width\": 4032, \"height\": 3024, \"sha256\": \"ab\"}"]}"#,
         #"{"input": "b", "index": 1, "source": "b.png", "size": 5, "mtime_ns": 6, "sha256": "cd", "status": "no_face", "crops": [], "lines": ["{\"source\": \"b.png\", \"status\": \"no_face\", \"input\": \"b\", \"width\": 10, \"height\": 20, \"sha256\": \"cd\"}"]}"#,
         #"{"input": "", "index": 0, "source": "x.jpg", "size": 0, "mtime_ns": 0, "sha256": null, "status": "error", "crops": [], "lines": ["{\"source\": \"x.jpg\", \"status\": \"error\", \"error\": \"not a readable image: empty file (0 bytes)\"}"]}"#,
     ])
