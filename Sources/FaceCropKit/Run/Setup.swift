@@ -20,7 +20,7 @@ struct RunSetup {
     var settingsHash: String
     var store: StateStore
     /// This run's hold on the output folder and shard (`OutputLock`): taken
-    /// before anything else touches the dataset; nil for a `--check` or
+    /// before any file of the dataset is read or written; nil for a `--check` or
     /// `--dry-run` of a folder no run has written yet.
     var lock: OutputLock?
 
@@ -33,12 +33,6 @@ struct RunSetup {
         try Self.refuseInputAsOutput(options.inputs, output: output)
         readOnly = options.check || options.dryRun
         store = StateStore(output: output, shard: options.shard)
-        let quiet = options.quiet
-        lock = try OutputLock.take(
-            output: output, suffix: store.suffix, mode: readOnly ? .shared : .exclusive, wait: options.waitLock, stop: stop
-        ) { message in
-            if !quiet { Terminal.stderr("facecrop: \(message)\n") }
-        }
         if options.wantsClips, !readOnly {
             let found = try FFmpeg.locate(given: options.ffmpeg, environment: ProcessInfo.processInfo.environment)
             try found.probe(options.effectiveClipCodec)
@@ -52,6 +46,15 @@ struct RunSetup {
         described = Stats.settingsJSON(settings, cascadePath: config.cascadePath, modelPath: config.modelPath)
         settingsHash = Stats.hash(described)
         if !readOnly { try Self.makeOutput(output) }
+        // Last, once nothing else can fail first: a run that stops on a bad
+        // ffmpeg, cascade or model leaves no folder behind, and the lock
+        // comes before any file of the dataset is read or written.
+        let quiet = options.quiet
+        lock = try OutputLock.take(
+            output: output, suffix: store.suffix, mode: readOnly ? .shared : .exclusive, wait: options.waitLock, stop: stop
+        ) { message in
+            if !quiet { Terminal.stderr("facecrop: \(message)\n") }
+        }
     }
 
     /// The dataset is never written in among the photos: `-o` naming an
