@@ -37,6 +37,8 @@ final class OutputLock {
     }
 
     private var released = false
+    /// Whether `flock` succeeded: only a holder may clear the pid.
+    private var held = false
 
     /// Lets the lock go now (a run calls this when it ends, so the release
     /// does not wait for ARC): a writer clears its pid, and closing the
@@ -44,7 +46,7 @@ final class OutputLock {
     func release() {
         guard !released else { return }
         released = true
-        if mode == .exclusive { _ = ftruncate(descriptor, 0) }
+        if held, mode == .exclusive { _ = ftruncate(descriptor, 0) }
         close(descriptor)
     }
 
@@ -100,6 +102,7 @@ final class OutputLock {
             }
             usleep(retryInterval)
         }
+        lock.held = true
         if mode == .exclusive { lock.recordHolder() }
         return lock
     }

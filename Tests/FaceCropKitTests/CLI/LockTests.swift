@@ -75,8 +75,8 @@ struct LockTests {
         let (work, photos, output) = try photosAndOutput()
         defer { try? FileManager.default.removeItem(at: work) }
         #expect(try runFaceCrop([photos.path, "-o", output.path, "-q"]).status == 0)
-        let before = try snapshot(output)
         let held = try HeldLock(OutputLock.path(output: output.path, suffix: ""))
+        let before = try snapshot(output)
         let refused = try runFaceCrop([photos.path, "-o", output.path, "-q", "--overwrite"])
         #expect(refused.status == 73)
         #expect(refused.stderr.contains("'\(output.path)'"))
