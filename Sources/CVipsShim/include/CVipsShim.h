@@ -4,7 +4,8 @@
 // (vips_thumbnail_buffer, vips_embed, vips_jpegsave_buffer, ...) nor its macros
 // (VIPS_INIT). This header includes no libvips or glib header: images cross the
 // boundary as an opaque handle, errors as a status plus a message the caller
-// owns and frees with CVipsShim_Free.
+// owns and frees with CVipsShim_Free. Each function's comment ends with
+// the statuses it returns besides CVipsShim_OK.
 #ifndef CVIPSSHIM_H
 #define CVIPSSHIM_H
 
@@ -17,13 +18,17 @@ extern "C" {
 
 typedef enum {
     CVipsShim_OK = 0,
-    /// libvips could not read or decode the bytes (message says why).
+    /// libvips could not read or decode the input (message says why); also
+    /// libvips failing to start.
     CVipsShim_DecodeFailed = 1,
     /// An argument was out of range.
     CVipsShim_BadArgument = 2,
-    /// Encoding the output failed.
+    /// Making the output from decoded pixels failed: cutting, resizing or
+    /// encoding a crop, laying out a sheet tile, joining or writing a sheet.
     CVipsShim_EncodeFailed = 3,
-    /// The image has more pixels than the caller allows.
+    /// The image has more pixels than the caller allows. Returned by no
+    /// function: the shim takes no pixel limit; the caller compares
+    /// CVipsShim_ReadHeader's size with its own before decoding.
     CVipsShim_TooLarge = 4,
 } CVipsShim_Status;
 
@@ -32,6 +37,7 @@ typedef struct CVipsShim_Image CVipsShim_Image;
 
 /// Start libvips once per process. Sets its worker threads to `concurrency` and
 /// caps its operation cache at `cache_max` operations (0 turns it off).
+/// Returns CVipsShim_DecodeFailed when libvips cannot start.
 int CVipsShim_Init(const char *argv0, int concurrency, int cache_max, char **message);
 
 /// Sets glibc's malloc for a process that decodes large images one after
@@ -62,6 +68,8 @@ typedef struct {
     char loader[48];
 } CVipsShim_Header;
 
+/// Returns CVipsShim_BadArgument for no bytes, CVipsShim_DecodeFailed for
+/// bytes libvips cannot read as an image.
 int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *header,
                          char **message);
 
@@ -71,6 +79,7 @@ int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *hea
 /// `min_scale` of the upright size (JPEG by 1/2, 1/4 or 1/8), the rest of the
 /// way is a resize. With `min_scale` >= 1 the photo is decoded whole into
 /// memory at once, with one copy.
+/// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed.
 int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Header *header,
                          double min_scale, int max_width, int max_height,
                          CVipsShim_Image **image, char **message);
@@ -92,16 +101,20 @@ typedef struct {
 /// reaches, only the region is kept, and it is turned upright. Other photos
 /// (other formats, CMYK, 16-bit, gray) are decoded whole as
 /// CVipsShim_LoadScaled does, and `where` then says the whole photo.
+/// Returns CVipsShim_BadArgument (also for a region outside the photo),
+/// CVipsShim_DecodeFailed.
 int CVipsShim_LoadRegion(const void *bytes, size_t length, const CVipsShim_Header *header,
                          double min_scale, int left, int top, int width, int height,
                          CVipsShim_Image **image, CVipsShim_Region *where, char **message);
 
 /// Decodes all of `bytes` into memory now, upright and at the size given, so
 /// that many regions can be cut from it without decoding again.
+/// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed.
 int CVipsShim_ImageMaterialize(CVipsShim_Image *image, char **message);
 
 /// A smaller copy of an (upright, usually materialized) image that fits in
 /// `max_width` x `max_height`, never enlarged. Free with CVipsShim_ImageFree.
+/// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed.
 int CVipsShim_ImageFitting(CVipsShim_Image *image, int max_width, int max_height,
                            CVipsShim_Image **result, char **message);
 
@@ -109,11 +122,14 @@ void CVipsShim_ImageSize(const CVipsShim_Image *image, int *width, int *height);
 
 /// 8-bit grayscale pixels of the image, alpha flattened onto black, rows packed
 /// (stride == width). Free `*pixels` with CVipsShim_Free.
+/// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed (a lazy image is
+/// decoded here).
 int CVipsShim_ImageGray(CVipsShim_Image *image, uint8_t **pixels, int *width, int *height,
                         char **message);
 
 /// 8-bit sRGB pixels (3 bytes a pixel: R, G, B), alpha flattened onto black,
 /// rows packed (stride == 3 * width). Free `*pixels` with CVipsShim_Free.
+/// Returns as CVipsShim_ImageGray.
 int CVipsShim_ImageRGB(CVipsShim_Image *image, uint8_t **pixels, int *width, int *height,
                        char **message);
 
@@ -148,6 +164,8 @@ typedef struct {
 /// Cuts, resizes and encodes one crop as 8-bit sRGB (alpha flattened onto
 /// black), stripped of metadata so that the bytes depend only on the pixels.
 /// Free `*bytes` with CVipsShim_Free.
+/// Returns CVipsShim_BadArgument (also for an unknown format),
+/// CVipsShim_EncodeFailed.
 int CVipsShim_CropEncode(CVipsShim_Image *image, const CVipsShim_CropSpec *spec,
                          void **bytes, size_t *length, char **message);
 
@@ -156,6 +174,7 @@ int CVipsShim_CropEncode(CVipsShim_Image *image, const CVipsShim_CropSpec *spec,
 /// packed, 3 bytes a pixel) into the caller's `rgb`, which holds `capacity`
 /// bytes (at least side * side * 3). Allocates nothing the caller must free
 /// except `*message` on failure.
+/// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed.
 int CVipsShim_LoadRGB(const char *path, int side, uint8_t *rgb, size_t capacity, char **message);
 
 /// Height in pixels of the label strip CVipsShim_SheetTile puts under each tile.
@@ -167,11 +186,15 @@ int CVipsShim_LoadRGB(const char *path, int side, uint8_t *rgb, size_t capacity,
 /// shows `number` in a built-in 5x7 pixel digit font (no font files needed,
 /// so the sheet's bytes are the same on every machine). With `path` NULL the
 /// square is a plain mid-grey placeholder.
+/// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed (the file cannot be
+/// read), CVipsShim_EncodeFailed (the tile cannot be laid out).
 int CVipsShim_SheetTile(const char *path, int side, long number, CVipsShim_Image **tile,
                         char **message);
 
 /// Joins `count` tiles into a grid `across` tiles wide, 2 pixels apart, and
 /// writes it as a PNG file at `path`.
+/// Returns CVipsShim_BadArgument, CVipsShim_EncodeFailed (also when the file
+/// cannot be written; the message says why).
 int CVipsShim_SheetSave(CVipsShim_Image *const *tiles, int count, int across, const char *path,
                         char **message);
 

@@ -5,17 +5,6 @@ import Foundation
 /// so none of them can list an option the parser does not know or miss one
 /// it does.
 enum Manual {
-    static let exitStatuses: [(String, String)] = [
-        ("0", "Every photo was processed (photos without a face included)."),
-        ("1", "At least one photo could not be processed (see the manifest's error lines), or a dataset file could not be written."),
-        ("64", "Usage error."),
-        ("66", "An input path does not exist or cannot be read."),
-        ("69", "The cascade cannot be loaded."),
-        ("73", "The output folder cannot be created or written."),
-        ("130", "Interrupted (SIGINT)."),
-        ("143", "Terminated (SIGTERM)."),
-    ]
-
     // MARK: man page
 
     /// The manual page in roff (man macros), for `man -l -` or facecrop.1.
@@ -37,12 +26,18 @@ enum Manual {
             ".I out shard-dir",
             "\\&...",
             ".br",
+            ".B facecrop export webdataset",
+            ".I dataset out",
+            "[\\fB\\-\\-shard\\-size\\fR \\fIN\\fR]",
+            ".br",
             ".B facecrop \\-\\-completions",
             ".I bash|zsh",
             ".SH DESCRIPTION",
-            text("facecrop walks every photo under the folders given (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF; recursive; EXIF orientation applied), finds faces with an OpenCV cascade, cuts one square crop per face and writes it with libvips, several photos at once but never more than --jobs in memory."),
+            text("facecrop walks every photo under the folders given (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF, GIF (first frame), JPEG XL; recursive; EXIF orientation applied), finds faces with an OpenCV cascade, cuts one square crop per face and writes it with libvips, several photos at once but never more than --jobs in memory."),
             ".PP",
-            text("The output folder gets the crops (mirroring the input tree, named after the photo plus .face<k>.<format>), manifest.jsonl (one line per crop and per photo without a crop), stats.json (counts and settings), contact-sheet.png (every crop as a numbered tile; contact-sheet-1.png, -2, ... for more than 1000 crops) and report.html (summary, failed photos, photos without a face, and the crops 500 to a page: report-2.html, ...)."),
+            text("The output folder gets the crops (mirroring the input tree, named after the photo plus .face<k>.<format>), manifest.jsonl (one line per crop and per photo without a crop), metadata.jsonl (the kept crops with their manifest fields, for Hugging Face datasets' imagefolder), stats.json (counts and settings), contact-sheet.png (every crop as a numbered tile; contact-sheet-1.png, -2, ... for more than 1000 crops) and report.html (summary, failed photos, photos without a face, and the crops 500 to a page: report-2.html, ...)."),
+            ".PP",
+            text("facecrop export webdataset writes a dataset's crops and manifest lines as WebDataset tar shards, faces-000000.tar, ... (facecrop export --help)."),
             ".PP",
             text("A rerun into the same folder processes only new and changed photos, removes the crops of photos that are gone, and redoes everything when the settings change. Every file is written under a temporary name and renamed into place."),
             ".SH OPTIONS",
@@ -70,8 +65,8 @@ enum Manual {
             text("or a JSON object with the same names: {\"size\": 224, \"include\": [\"*.jpg\", \"*.png\"]}. An unknown name is a usage error naming the file and the line. Relative paths in the file are taken from the current folder, as on the command line."),
             ".SH EXIT STATUS",
         ]
-        for (status, meaning) in exitStatuses {
-            lines += [".TP", ".B \(status)", text(meaning)]
+        for entry in ExitStatus.table {
+            lines += [".TP", ".B \(entry.status)", text(entry.meaning)]
         }
         lines += [
             ".SH EXAMPLES",
@@ -117,7 +112,7 @@ enum Manual {
         case none, folder, file, words([String])
     }
 
-    private static func kind(_ spec: OptionSpec) -> ValueKind? {
+    private static func kind(_ spec: OptionSpec<Options>) -> ValueKind? {
         guard let value = spec.value else { return nil }
         if value.contains("|") { return .words(value.split(separator: "|").map(String.init)) }
         switch value {
@@ -160,7 +155,7 @@ enum Manual {
                 if [[ "$cur" == -* ]]; then
                     COMPREPLY=($(compgen -W "\(names)" -- "$cur"))
                 elif [[ $COMP_CWORD -eq 1 ]]; then
-                    COMPREPLY=($(compgen -W "merge" -- "$cur") $(compgen -f -- "$cur"))
+                    COMPREPLY=($(compgen -W "merge export" -- "$cur") $(compgen -f -- "$cur"))
                 else
                     COMPREPLY=($(compgen -f -- "$cur"))
                 fi

@@ -24,12 +24,21 @@ enum Vips {
     }
 }
 
-/// Copies a message the shim handed out and frees it.
-func takeMessage(_ message: UnsafeMutablePointer<CChar>?, fallback: String) -> String {
-    guard let message else { return fallback }
-    defer { CVipsShim_Free(message) }
-    let text = String(cString: message)
-    return text.isEmpty ? fallback : text
+extension Vips {
+    /// The error for a failed shim call. A failed encode and a refused image
+    /// keep their kind (`CVipsShim_Status`); any other failure is `kind`,
+    /// what the call was doing (reading a header, decoding).
+    static func error(
+        _ status: Int32, _ message: UnsafeMutablePointer<CChar>?, source: String, fallback: String,
+        otherwise kind: (String, String) -> FaceCropError = FaceCropError.decodeFailed
+    ) -> FaceCropError {
+        let reason = takeMessage(message, fallback: fallback)
+        switch Int(status) {
+        case Int(CVipsShim_EncodeFailed.rawValue): return .encodeFailed(source, reason: reason)
+        case Int(CVipsShim_TooLarge.rawValue): return .tooLarge(source, reason: reason)
+        default: return kind(source, reason)
+        }
+    }
 }
 
 /// The bytes of one photo file, read once and kept for every decode of it.
@@ -89,7 +98,6 @@ struct PhotoHeader: Sendable {
     var height: Int { Int(raw.height) }
     var storedWidth: Int { Int(raw.stored_width) }
     var storedHeight: Int { Int(raw.stored_height) }
-    var orientation: Int { Int(raw.orientation) }
     let loader: String
     /// As the shim read it, handed back to it for the decodes.
     fileprivate let raw: CVipsShim_Header
@@ -121,7 +129,7 @@ final class Picture {
         var message: UnsafeMutablePointer<CChar>?
         let status = bytes.withBytes { CVipsShim_ReadHeader($0.baseAddress, $0.count, &header, &message) }
         guard status == 0 else {
-            throw .notAnImage(source, reason: takeMessage(message, fallback: "not an image"))
+            throw Vips.error(status, message, source: source, fallback: "not an image", otherwise: FaceCropError.notAnImage)
         }
         let loader = withUnsafeBytes(of: header.loader) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
@@ -146,7 +154,7 @@ final class Picture {
                 &handle, &message)
         }
         guard status == 0, let handle else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+            throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
         return Picture(handle: handle, bytes: bytes)
     }
@@ -170,7 +178,7 @@ final class Picture {
                 Int32(clamping: region.width), Int32(clamping: region.height), &handle, &place, &message)
         }
         guard status == 0, let handle else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+            throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
         return (
             Picture(handle: handle, bytes: bytes), (Int(place.left), Int(place.top)),
@@ -182,10 +190,9 @@ final class Picture {
     func fitting(_ maxWidth: Int, _ maxHeight: Int, source: String) throws(FaceCropError) -> Picture {
         var made: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
-        guard CVipsShim_ImageFitting(handle, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &made, &message) == 0,
-            let made
-        else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not resize"))
+        let status = CVipsShim_ImageFitting(handle, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &made, &message)
+        guard status == 0, let made else {
+            throw Vips.error(status, message, source: source, fallback: "could not resize")
         }
         return Picture(handle: made, bytes: bytes)
     }
@@ -193,8 +200,9 @@ final class Picture {
     /// Decodes into memory now so that several regions can be read from it.
     func materialize(source: String) throws(FaceCropError) {
         var message: UnsafeMutablePointer<CChar>?
-        guard CVipsShim_ImageMaterialize(handle, &message) == 0 else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+        let status = CVipsShim_ImageMaterialize(handle, &message)
+        guard status == 0 else {
+            throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
     }
 
@@ -220,7 +228,7 @@ final class Picture {
             ? CVipsShim_ImageGray(handle, &pixels, &w, &h, &message)
             : CVipsShim_ImageRGB(handle, &pixels, &w, &h, &message)
         guard status == 0, let pixels else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+            throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
         defer { CVipsShim_Free(pixels) }
         return (Int(w), Int(h), [UInt8](UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * bands)))
@@ -241,8 +249,9 @@ final class Picture {
         var bytes: UnsafeMutableRawPointer?
         var length = 0
         var message: UnsafeMutablePointer<CChar>?
-        guard CVipsShim_CropEncode(handle, &spec, &bytes, &length, &message) == 0, let bytes else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not cut crop"))
+        let status = CVipsShim_CropEncode(handle, &spec, &bytes, &length, &message)
+        guard status == 0, let bytes else {
+            throw Vips.error(status, message, source: source, fallback: "could not cut crop")
         }
         defer { CVipsShim_Free(bytes) }
         return [UInt8](UnsafeRawBufferPointer(start: bytes, count: length))
@@ -289,7 +298,7 @@ extension Vips {
             CVipsShim_LoadRGB(path, Int32(clamping: side), $0.baseAddress, $0.count, &message)
         }
         guard status == 0 else {
-            throw .decodeFailed(path, reason: takeMessage(message, fallback: "could not decode"))
+            throw Vips.error(status, message, source: path, fallback: "could not decode")
         }
     }
 }

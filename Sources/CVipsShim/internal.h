@@ -1,0 +1,44 @@
+// What the shim's source files share and the public header must not show:
+// the handle's layout (a VipsImage), the error and reference helpers, and the
+// calls one file makes into another. Includes libvips, so it stays out of
+// include/ (Swift sees only include/CVipsShim.h).
+#ifndef CVIPSSHIM_INTERNAL_H
+#define CVIPSSHIM_INTERNAL_H
+
+#include <stddef.h>
+#include <vips/vips.h>
+
+#include "CVipsShim.h"
+
+// Shared between the shim's files; not exported from a shared library the
+// shim is linked into.
+#define SHIM_INTERNAL __attribute__((visibility("hidden")))
+
+struct CVipsShim_Image {
+    VipsImage *image;
+};
+
+/// Returns `status` and hands libvips' (process-wide) error text, or
+/// `fallback` when it has none, to the caller as `*message` (one line, each
+/// distinct line of libvips' text once); empties the error text. (init.c)
+SHIM_INTERNAL int shim_fail(int status, char **message, const char *fallback);
+
+/// A new handle that owns `image` (takes its reference). (init.c)
+SHIM_INTERNAL CVipsShim_Image *shim_handle(VipsImage *image);
+
+static inline void shim_unref(VipsImage *image) {
+    if (image) g_object_unref(image);
+}
+
+/// Flattens alpha onto black and converts to `space` (B_W or sRGB) with
+/// `bands` bands, 8 bits each. Takes ownership of `in`; NULL on failure
+/// (with libvips' error text set). (pixels.c)
+SHIM_INTERNAL VipsImage *shim_to_8bit(VipsImage *in, VipsInterpretation space, int bands);
+
+/// A whole HEIF/AVIF photo as a lazy sRGB image over libheif's 4:2:0 planes:
+/// 1 with `*out` set, or 0 when this route does not apply or fails (the
+/// caller then decodes through heifload, which reports any error). (heif.c)
+SHIM_INTERNAL int shim_load_heif_planes(const void *bytes, size_t length, const CVipsShim_Header *header,
+                                        VipsImage **out);
+
+#endif

@@ -1,0 +1,277 @@
+import Foundation
+
+/// report.html: one static page (inline CSS, no script, nothing fetched from
+/// the network) to look at a dataset: the run's summary and settings, every
+/// photo that failed and why, the photos without a face, and the crops.
+///
+/// The crops are shown `pageSize` to a page (report.html, report-2.html, ...)
+/// as `loading="lazy"` images of the crop files themselves: crops are
+/// already small, so a second set of thumbnails would only double the files,
+/// and a page of 500 lazily loaded images stays quick in a browser even when
+/// the dataset holds 100,000 crops. Each page is built and written on its own.
+enum Report {
+    static let fileName = "report.html"
+    static let defaultPageSize = 500
+    /// Side of a crop's thumbnail on the page, in CSS pixels.
+    static let thumbnailSide = 128
+
+    static func pageName(_ page: Int) -> String {
+        page == 1 ? fileName : "report-\(page).html"
+    }
+
+    /// One crop as the page shows it: a face of a record, numbered in manifest order.
+    struct Crop {
+        var number: Int
+        var source: String
+        var face: FaceRecord
+        var width: Int?
+        var height: Int?
+    }
+
+    /// Writes every page and removes pages a larger dataset left behind.
+    /// Returns the problems met.
+    static func write(_ run: FinishedRun, sheets: [String], pageSize: Int = defaultPageSize) -> [String] {
+        var failures: [String] = []
+        var errors: [(String, String)] = []
+        var noFace: [String] = []
+        var crops: [Crop] = []
+        for record in run.records {
+            let shown = PhotoFinder.join(record.label, record.source)
+            switch record.status {
+            case .error:
+                errors.append((shown, record.failure ?? "unknown error"))
+            case .noFace:
+                noFace.append(shown)
+            case .noPerson:
+                noFace.append(shown + " (no person found)")
+            case .ok:
+                for face in record.faces {
+                    crops.append(
+                        Crop(number: crops.count + 1, source: shown, face: face, width: record.width, height: record.height))
+                }
+            }
+        }
+        let pages = max(1, (crops.count + pageSize - 1) / pageSize)
+        for page in 1...pages {
+            let slice = crops[min(crops.count, (page - 1) * pageSize)..<min(crops.count, page * pageSize)]
+            var html = head(run, page: page, pages: pages)
+            if page == 1 {
+                html += summary(run, sheets: sheets, crops: crops.count)
+                html += failed(errors)
+                html += withoutFace(noFace)
+            }
+            html += grid(slice, total: crops.count, page: page, pages: pages)
+            html += "</main>\n</body>\n</html>\n"
+            do throws(WriteFailure) {
+                try AtomicFile.write(Array(html.utf8), to: run.output + "/" + pageName(page), temporaries: run.temporaries)
+            } catch {
+                failures.append("report: cannot write '\(pageName(page))': \(error.reason)")
+            }
+        }
+        var stale = pages + 1
+        while unlink(run.output + "/" + pageName(stale)) == 0 { stale += 1 }
+        return failures
+    }
+
+    private static let style = """
+        body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f5f5f7}
+        header{background:#1d1d1f;color:#f5f5f7;padding:12px 24px}
+        header h1{font-size:20px;margin:0}
+        header p{margin:2px 0 0;color:#b0b0b5}
+        main{padding:8px 24px 32px}
+        h2{font-size:16px;margin:24px 0 8px}
+        table{border-collapse:collapse;background:#fff}
+        th,td{padding:4px 10px;border:1px solid #d8d8dc;text-align:left;vertical-align:top}
+        th{background:#ececf0;font-weight:600}
+        td.n{text-align:right;font-variant-numeric:tabular-nums}
+        .cards{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+        tr.error td.reason{color:#b00020}
+        ul.noface{columns:3 260px;margin:0;padding-left:20px}
+        code,.path{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all}
+        .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(148px,1fr));gap:10px}
+        figure.crop{margin:0;background:#fff;border:1px solid #d8d8dc;border-radius:4px;padding:6px}
+        figure.crop img{display:block;width:100%;height:auto;aspect-ratio:1;object-fit:cover;background:#ddd}
+        figcaption{font-size:11px;color:#444;margin-top:4px;overflow-wrap:anywhere}
+        figcaption b{color:#1d1d1f}
+        nav.pages{margin:12px 0;display:flex;flex-wrap:wrap;gap:4px}
+        nav.pages a,nav.pages span{padding:2px 8px;border:1px solid #d8d8dc;border-radius:3px;background:#fff;text-decoration:none}
+        nav.pages span{background:#1d1d1f;color:#fff}
+        nav.pages i{padding:2px 4px}
+        .none{color:#666}
+        """
+
+    private static func head(_ run: FinishedRun, page: Int, pages: Int) -> String {
+        let photos = run.stats["photos"]?.intValue ?? 0
+        let faces = run.stats["faces"]?.intValue ?? 0
+        var title = "facecrop report: \(photos) photos, \(faces) faces"
+        if pages > 1 { title += " (page \(page) of \(pages))" }
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="generator" content="facecrop \(escape(OptionTable.version))">
+            <title>\(escape(title))</title>
+            <style>
+            \(style)
+            </style>
+            </head>
+            <body>
+            <header><h1>facecrop report</h1><p>dataset <span class="path">\(escape(run.output))</span> · \
+            facecrop \(escape(run.stats["version"]?.text ?? OptionTable.version)) · \
+            \(photos) photos, \(faces) faces\(pages > 1 ? " · page \(page) of \(pages)" : "")</p></header>
+            <main>
+
+            """
+        if page > 1 {
+            html += "<p><a href=\"\(fileName)\">Summary, failed photos and photos without a face</a></p>\n"
+        }
+        return html
+    }
+
+    private static func summary(_ run: FinishedRun, sheets: [String], crops: Int) -> String {
+        let stats = run.stats
+        let timing = stats["run"]
+        func row(_ label: String, _ key: String, _ value: JSON?) -> String {
+            "<tr><th>\(escape(label))</th><td class=\"n\" data-stat=\"\(key)\">\(escape(value?.text ?? "-"))</td></tr>\n"
+        }
+        var html = "<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"cards\">\n<table class=\"summary\">\n"
+        html += row("Photos", "photos", stats["photos"])
+        html += row("Faces (crops)", "faces", stats["faces"])
+        html += row("Photos with faces", "ok", stats["counts"]?["ok"])
+        html += row("Photos without a face", "no_face", stats["counts"]?["no_face"])
+        if let noPerson = stats["counts"]?["no_person"] {
+            html += row("Photos without a person (--person-only)", "no_person", noPerson)
+        }
+        html += row("Photos that failed", "error", stats["counts"]?["error"])
+        html += row("Complete", "complete", stats["complete"])
+        html += row("Time (s)", "elapsed_s", timing?["elapsed_s"])
+        html += row("Speed (photos/s)", "photos_per_s", timing?["photos_per_s"])
+        html += row("Jobs", "jobs", timing?["jobs"])
+        html += row("Processed this run", "processed", timing?["processed"])
+        html += row("Unchanged since last run", "reused", timing?["reused"])
+        html += row("Old crops removed", "removed_crops", timing?["removed_crops"])
+        html += "</table>\n<table class=\"settings\">\n<tr><th colspan=\"2\">Settings</th></tr>\n"
+        if case .object(let members)? = stats["settings"] {
+            for (key, value) in members {
+                html += "<tr><th>\(escape(key))</th><td data-setting=\"\(escape(key))\">\(escape(value.text))</td></tr>\n"
+            }
+        }
+        if let hash = stats["settings_hash"]?.text {
+            html += "<tr><th>settings_hash</th><td><code>\(escape(String(hash.prefix(16))))…</code></td></tr>\n"
+        }
+        html += "</table>\n</div>\n"
+        html += "<p>Files: <a href=\"manifest.jsonl\">manifest.jsonl</a> · <a href=\"stats.json\">stats.json</a>"
+        for sheet in sheets {
+            html += " · <a href=\"\(escape(sheet))\" class=\"sheet\">\(escape(sheet))</a>"
+        }
+        html += "</p>\n</section>\n"
+        return html
+    }
+
+    private static func failed(_ errors: [(String, String)]) -> String {
+        var html = "<section id=\"failed\">\n<h2>Photos that failed (\(errors.count))</h2>\n"
+        guard !errors.isEmpty else { return html + "<p class=\"none\">None.</p>\n</section>\n" }
+        html += "<table class=\"errors\">\n<tr><th>photo</th><th>why</th></tr>\n"
+        for (source, reason) in errors {
+            html += "<tr class=\"error\"><td class=\"source path\">\(escape(source))</td><td class=\"reason\">\(escape(reason))</td></tr>\n"
+        }
+        return html + "</table>\n</section>\n"
+    }
+
+    private static func withoutFace(_ photos: [String]) -> String {
+        var html = "<section id=\"noface\">\n<h2>Photos without a face (\(photos.count))</h2>\n"
+        guard !photos.isEmpty else { return html + "<p class=\"none\">None.</p>\n</section>\n" }
+        html += "<ul class=\"noface\">\n"
+        for source in photos { html += "<li class=\"noface path\">\(escape(source))</li>\n" }
+        return html + "</ul>\n</section>\n"
+    }
+
+    private static func grid(_ crops: ArraySlice<Crop>, total: Int, page: Int, pages: Int) -> String {
+        var html = "<section id=\"crops\">\n<h2>Crops"
+        if let first = crops.first?.number, let last = crops.last?.number {
+            html += " \(first)–\(last) of \(total)"
+        } else {
+            html += " (0)"
+        }
+        html += "</h2>\n"
+        let navigation = pages > 1 ? pager(page: page, pages: pages) : ""
+        html += navigation
+        guard !crops.isEmpty else { return html + "<p class=\"none\">No crops.</p>\n</section>\n" }
+        html += "<div class=\"grid\">\n"
+        for crop in crops {
+            let face = crop.face
+            let box = face.box
+            let href = escape(urlPath(face.crop))
+            var detail = "score \(format(face.score)) · face \(box.width)×\(box.height) px"
+            if let width = crop.width, let height = crop.height { detail += " · photo \(width)×\(height)" }
+            if face.padded { detail += " · padded" }
+            let tooltip =
+                "#\(crop.number) \(crop.source), face \(face.index)\n\(detail)\n\(face.crop)"
+                + "\nbbox \([box.x, box.y, box.width, box.height].map(String.init).joined(separator: ", "))"
+            html += """
+                <figure class="crop" id="crop-\(crop.number)" title="\(escape(tooltip))">\
+                <a href="\(href)"><img src="\(href)" loading="lazy" decoding="async" width="\(thumbnailSide)" \
+                height="\(thumbnailSide)" alt="face \(face.index) of \(escape(crop.source))"></a>\
+                <figcaption><b>#\(crop.number)</b> <span class="path">\(escape(crop.source))</span> face \(face.index)\
+                <br>\(escape(detail))</figcaption></figure>
+
+                """
+        }
+        return html + "</div>\n" + navigation + "</section>\n"
+    }
+
+    private static func pager(page: Int, pages: Int) -> String {
+        var html = "<nav class=\"pages\">"
+        if page > 1 { html += "<a href=\"\(pageName(page - 1))\" rel=\"prev\">‹ previous</a>" }
+        for number in 1...pages {
+            // Near pages, the first and the last, with gaps elided.
+            if number == 1 || number == pages || abs(number - page) <= 3 {
+                html += number == page ? "<span>\(number)</span>" : "<a href=\"\(pageName(number))\">\(number)</a>"
+            } else if number == 2 || number == pages - 1 {
+                html += "<i>…</i>"
+            }
+        }
+        if page < pages { html += "<a href=\"\(pageName(page + 1))\" rel=\"next\">next ›</a>" }
+        return html + "</nav>\n"
+    }
+
+    private static func format(_ value: Double) -> String {
+        String(format: "%.2f", value)
+    }
+
+    /// `text` safe inside HTML text and quoted attributes. Not `JSON.quote`:
+    /// HTML needs `&`, `<`, `>` and `'` made entities and keeps control
+    /// characters and backslashes as they are, which JSON must escape; the
+    /// two share only the idea of replacing some scalars.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+
+    private static let unreserved: CharacterSet = {
+        var set = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        set.insert(charactersIn: "-._~")
+        return set
+    }()
+
+    /// A relative path as a URL path: each segment percent-encoded (so `#`,
+    /// `?`, `%` and spaces in file names stay part of the name).
+    static func urlPath(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.addingPercentEncoding(withAllowedCharacters: unreserved) ?? String($0) }
+            .joined(separator: "/")
+    }
+}

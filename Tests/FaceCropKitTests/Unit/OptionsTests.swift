@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@testable import FaceCropKit
+
+struct OptionsTests {
+    @Test func defaults() throws {
+        let options = try OptionTable.parse(["photos", "-o", "out"])
+        #expect(options.inputs == ["photos"])
+        #expect(options.output == "out")
+        #expect(options.size == 256)
+        #expect(options.margin == 0.4)
+        #expect(options.faces == .all)
+        #expect(options.minFace == 48)
+        #expect(options.pad == .edge)
+        #expect(options.format == .jpg)
+        #expect(options.quality == 90)
+        #expect(options.cascade == nil)
+        #expect(!options.followLinks && !options.quiet && !options.json)
+    }
+
+    @Test func valuesInEveryForm() throws {
+        let options = try OptionTable.parse([
+            "a", "--size=128", "--margin", "0.25", "--faces", "largest", "--format", "PNG", "b", "-j", "3",
+            "--include", "*.jpg", "--include", "trip/*", "--output=out", "--pad", "black", "--", "-odd-name.jpg",
+        ])
+        #expect(options.inputs == ["a", "b", "-odd-name.jpg"])
+        #expect(options.size == 128)
+        #expect(options.margin == 0.25)
+        #expect(options.faces == .largest)
+        #expect(options.format == .png)
+        #expect(options.jobs == 3)
+        #expect(options.include == ["*.jpg", "trip/*"])
+        #expect(options.output == "out")
+        #expect(options.pad == .black)
+    }
+
+    @Test(arguments: [
+        (["a", "-o", "x", "--jbos", "2"], "unknown option '--jbos'"),
+        (["a", "-o"], "missing value for '-o'"),
+        (["a", "-o", "x", "--size", "0"], "'--size' needs a whole number from 16 to 8192, not '0'"),
+        (["a", "-o", "x", "--size", "big"], "'--size' needs a whole number from 16 to 8192, not 'big'"),
+        (["a", "-o", "x", "--margin", "-1"], "'--margin' needs a number from 0.0 to 4.0, not '-1'"),
+        (["a", "-o", "x", "--faces", "some"], "'--faces' must be one of all, largest, not 'some'"),
+        (["a", "-o", "x", "--quiet=yes"], "option '--quiet' takes no value"),
+        (["-o", "x"], "no photos given"),
+        (["a"], "missing '--output <dir>'"),
+    ])
+    func usageErrors(arguments: [String], message: String) {
+        #expect(throws: FaceCropError.usage(message)) { try OptionTable.parse(arguments) }
+    }
+
+    @Test func helpListsEveryOptionFromTheTable() {
+        let help = OptionTable.help
+        for spec in OptionTable.all {
+            for name in spec.names {
+                #expect(help.contains(name), "help is missing \(name)")
+            }
+        }
+        #expect(help.contains(OptionTable.usage))
+    }
+
+    @Test func helpAndVersionNeedNothingElse() throws {
+        #expect(try OptionTable.parse(["--help"]).showHelp)
+        #expect(try OptionTable.parse(["--version"]).showVersion)
+    }
+}
+
+struct ReadmeTests {
+    @Test func readmeDocumentsEveryOption() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for spec in OptionTable.all {
+            let label = spec.label.replacingOccurrences(of: "|", with: "\\|")
+            #expect(readme.contains("`\(label)`"), "README is missing `\(label)`")
+        }
+    }
+
+    /// The README's "Exit status" table is `ExitStatus.table`, row for row.
+    @Test func readmeExitStatusesAreTheTable() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "### Exit status\n\n"))
+        let rows = readme[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+            .prefix { $0.hasPrefix("|") }
+        #expect(rows.joined(separator: "\n") + "\n" == ExitStatus.markdown)
+    }
+}
+
+struct ExitStatusTests {
+    @Test func everyStatusIsListedOnceInOrder() {
+        let statuses = ExitStatus.table.map(\.status)
+        #expect(statuses == statuses.sorted() && Set(statuses).count == statuses.count)
+        #expect(statuses == [0, 1, 64, 66, 69, 73, 130, 143])
+    }
+
+    /// `--help` names every status; the man page gives each its meaning.
+    @Test func helpAndManPageComeFromTheTable() {
+        let help = OptionTable.help.replacingOccurrences(of: "\n", with: " ")
+        let page = Manual.page
+        for entry in ExitStatus.table {
+            #expect(help.contains("\(entry.status) \(entry.name)"), "help lacks \(entry.status)")
+            #expect(page.contains(".B \(entry.status)\n"), "man page lacks \(entry.status)")
+        }
+        #expect(page.contains("a library (libvips, OpenCV's people detector) cannot be loaded"))
+    }
+
+    /// A library that cannot start is unavailable (EX_UNAVAILABLE), like a
+    /// cascade or the model; per-photo failures are 1.
+    @Test(arguments: [
+        (FaceCropError.libraryFailed("libvips failed to start"), ExitStatus.unavailable),
+        (.cascadeUnavailable("x.xml", reason: "r"), ExitStatus.unavailable),
+        (.modelUnavailable("m.onnx", reason: "r"), ExitStatus.unavailable),
+        (.ffmpegUnavailable("ffmpeg", reason: "r"), ExitStatus.unavailable),
+        (.usage("u"), ExitStatus.usage),
+        (.inputMissing("p", reason: "r"), ExitStatus.noInput),
+        (.outputUnusable("o", reason: "r"), ExitStatus.cannotCreate),
+        (.decodeFailed("p", reason: "r"), ExitStatus.failure),
+        (.outputFull("p", reason: "r"), ExitStatus.failure),
+    ])
+    func everyErrorExitsWithItsStatus(error: FaceCropError, status: Int32) {
+        #expect(error.exitStatus == status)
+        #expect(ExitStatus.table.contains { $0.status == status })
+    }
+}
