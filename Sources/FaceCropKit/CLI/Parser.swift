@@ -9,6 +9,9 @@ struct OptionSpec<Settings>: Sendable {
     let names: [String]
     /// The value's name in help (`nil`: a flag without a value).
     let value: String?
+    /// For a flag that may also be given a value as `--name=VALUE`
+    /// (`--dedup[=N]`): the value's name. The flag alone applies "".
+    var optionalValue: String?
     let help: String
     let apply: @Sendable (inout Settings, String) throws -> Void
     /// Whether each use adds a value (`--include`) rather than replacing it.
@@ -20,11 +23,14 @@ struct OptionSpec<Settings>: Sendable {
     var commandLineOnly = false
 
     /// The names and value as `--help` and the README show them.
-    var label: String { names.joined(separator: ", ") + (value.map { " \($0)" } ?? "") }
+    var label: String {
+        names.joined(separator: ", ") + (value.map { " \($0)" } ?? "") + (optionalValue.map { "[=\($0)]" } ?? "")
+    }
 
     func repeated() -> Self { with { $0.repeatable = true } }
     func forClips() -> Self { with { $0.clipOnly = true } }
     func onlyOnCommandLine() -> Self { with { $0.commandLineOnly = true } }
+    func withOptionalValue(_ name: String) -> Self { with { $0.optionalValue = name } }
 
     private func with(_ change: (inout Self) -> Void) -> Self {
         var spec = self
@@ -79,8 +85,8 @@ enum ArgumentReader {
             }
             given.append(name)
             if spec.value == nil {
-                if attached != nil { throw .usage("option '\(name)' takes no value") }
-                try apply(spec, &settings, "")
+                if attached != nil && spec.optionalValue == nil { throw .usage("option '\(name)' takes no value") }
+                try apply(spec, &settings, attached ?? "")
                 continue
             }
             let value: String

@@ -58,7 +58,7 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The hash of an encoded crop (JPEG, PNG or WebP bytes), decoded with libvips.
-    public init(encoded bytes: [UInt8]) throws(FaceCropError) {
+    public init(encoded bytes: [UInt8], source: String = "crop") throws(FaceCropError) {
         try Vips.start()
         var pixels = [UInt8](repeating: 0, count: Self.side * Self.side)
         var message: UnsafeMutablePointer<CChar>?
@@ -66,7 +66,7 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
             pixels.withUnsafeMutableBufferPointer { CVipsShim_HashPixels(raw.baseAddress, raw.count, $0.baseAddress, &message) }
         }
         guard status == 0 else {
-            throw .decodeFailed("crop", reason: takeMessage(message, fallback: "could not decode crop"))
+            throw Vips.error(status, message, source: source, fallback: "could not decode crop")
         }
         self.init(gray: pixels)
     }

@@ -16,6 +16,9 @@ public struct CropSettings: Sendable, Equatable {
     public var personOnly: Bool
     public var align: Bool
     public var minSharpness: Double
+    /// `--dedup`'s distance and `--split`: they decide which crops are kept and where.
+    public var dedup: Int?
+    public var split: SplitSpec?
 
     public init(_ options: Options) {
         size = options.size
@@ -34,5 +37,7 @@ public struct CropSettings: Sendable, Equatable {
         personOnly = options.personOnly
         align = options.align
         minSharpness = options.minSharpness
+        dedup = options.dedup
+        split = options.split
     }
 }

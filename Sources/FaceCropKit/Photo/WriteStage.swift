@@ -9,11 +9,20 @@ struct WriteStage {
     var journal: Journal?
     var gate: DecodeGate
 
-    /// Writes the crops of `faces` as `placement` says; returns their records.
+    /// Writes the crops of `faces` as `placement` says, but none for the
+    /// faces `rejected` (by a person); returns their records.
     func write(
-        _ faces: [FoundFace], _ placement: Placement, from decoded: Decoded, detectionScale scale: Double,
-        prefix: String, source: String
+        _ faces: [FoundFace], _ placement: Placement, rejected: [Bool], from decoded: Decoded,
+        detectionScale scale: Double, prefix: String, source: String
     ) throws(FaceCropError) -> [FaceRecord] {
+        let records = faces.enumerated().map { index, face in
+            FaceRecord(
+                index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000, target: settings.target,
+                aligned: placement.angles[index] != nil, angle: placement.angles[index] ?? 0, sharpness: face.sharpness,
+                padded: placement.squares[index].reachesOutside(width: decoded.full.width, height: decoded.full.height),
+                status: rejected[index] ? .rejected : .ok)
+        }
+        guard rejected.contains(false) else { return records }
         let full = decoded.full
         let needed = placement.decodeScale
         // Cut from the smallest decode that still gives every crop its full
@@ -39,14 +48,14 @@ struct WriteStage {
             }
             let sx = Double(size.width) / Double(full.width)
             let sy = Double(size.height) / Double(full.height)
-            try prepare(placement.names, prefix: prefix, source: source)
+            try prepare(zip(placement.names, rejected).filter { !$0.1 }.map(\.0), prefix: prefix, source: source)
             var written: [String] = []
             var finished = false
             defer {
                 if !finished { for path in written { unlink(path) } }
             }
-            var records: [FaceRecord] = []
-            for (index, face) in faces.enumerated() {
+            var records = records
+            for index in faces.indices where !rejected[index] {
                 let square = placement.squares[index]
                 var scaled = CropGeometry.scale(square, sx: sx, sy: sy)
                 scaled.left -= origin.x
@@ -56,11 +65,8 @@ struct WriteStage {
                     scaled, pad: settings.pad, side: settings.size, format: settings.format, quality: settings.quality,
                     angle: angle ?? 0, source: source)
                 written.append(try save(encoded, as: placement.names[index], source: source))
-                records.append(
-                    FaceRecord(
-                        index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000,
-                        target: settings.target, aligned: angle != nil, angle: angle ?? 0, sharpness: face.sharpness,
-                        crop: placement.names[index], padded: square.reachesOutside(width: full.width, height: full.height)))
+                records[index].crop = placement.names[index]
+                records[index].phash = try PerceptualHash(encoded: encoded, source: source)
             }
             finished = true
             return records

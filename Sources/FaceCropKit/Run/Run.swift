@@ -6,7 +6,7 @@ extension FaceCropCommand {
     static func execute(_ options: Options, stop: StopRequest, temporaries: TemporaryFiles) async throws(FaceCropError) -> Int32 {
         let started = ContinuousClock.now
         var setup = try RunSetup(options)
-        let (plan, loaded) = try Plan.make(setup)
+        let (plan, loaded) = try Plan.make(&setup, temporaries: temporaries)
         if setup.readOnly {
             return CheckReport.report(plan, loaded: loaded, setup: setup)
         }

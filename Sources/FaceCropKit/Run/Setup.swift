@@ -19,6 +19,11 @@ struct RunSetup {
     var described: JSON
     var settingsHash: String
     var store: StateStore
+    /// The rejections file (`--rejections`, else in the output) and its entries.
+    var rejectionsPath: String
+    var rejections: RejectionsFile
+    /// Crops found deleted and recorded as rejections by this run.
+    var recordedDeletions = 0
 
     init(_ options: Options) throws(FaceCropError) {
         self.options = options
@@ -40,6 +45,12 @@ struct RunSetup {
         described = Stats.settingsJSON(settings, cascadePath: config.cascadePath, modelPath: config.modelPath)
         settingsHash = Stats.hash(described)
         store = StateStore(output: output, shard: options.shard)
+        rejectionsPath = options.rejections ?? (output as NSString).appendingPathComponent(RejectionsFile.defaultName)
+        do throws(RejectionsError) {
+            rejections = try RejectionsFile.load(path: rejectionsPath)
+        } catch {
+            throw .usage(error.description)
+        }
         if !readOnly { try Self.makeOutput(output) }
     }
 
