@@ -123,7 +123,7 @@ enum MergeCommand {
             // The contact sheet and report of the whole dataset (shards make none).
             let failures = await Finishers.run(
                 FinishedRun(output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop),
-                FinishSettings())
+                FinishSettings(splits: split?.parts.map(\.name) ?? []))
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
             return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
         } catch {

@@ -226,6 +226,9 @@ struct CurateTests {
                 counts[split, default: 0] += 1
             }
         }
+        for (name, count) in counts where count > 0 {
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("\(name)/metadata.jsonl").path))
+        }
         let spec2 = try SplitSpec.parse(spec).get()
         for line in lines where line["face"] == nil {
             #expect(line["split"] as? String == spec2.split(forSHA256: line["sha256"] as? String ?? ""))
