@@ -17,14 +17,20 @@ struct CurateTests {
         lines.first { $0["source"] as? String == source && $0["face"] as? Int == face }
     }
 
-    @Test func aDeletedCropStaysRejectedAndACIRegenerationReproducesTheDataset() throws {
+    /// Fixtures/faces copied into a new folder and cropped into `out` there.
+    func datasetOfFaces() throws -> (work: URL, photos: URL, output: URL) {
         let work = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: work) }
         let photos = work.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
         try copyFixtures(["faces"], into: photos)
         let output = work.appendingPathComponent("out")
         _ = try run([photos.path, "-o", output.path, "-q"])
+        return (work, photos, output)
+    }
+
+    @Test func aDeletedCropStaysRejectedAndACIRegenerationReproducesTheDataset() throws {
+        let (work, photos, output) = try datasetOfFaces()
+        defer { try? FileManager.default.removeItem(at: work) }
         let crop = "faces/two-people.jpg.face1.jpg"
         let plain = try String(contentsOf: output.appendingPathComponent("report.html"), encoding: .utf8)
         #expect(!plain.contains("<section id=\"rejected\">") && !plain.contains("<section id=\"duplicates\">"))
@@ -68,13 +74,8 @@ struct CurateTests {
     }
 
     @Test func deletionsAreRegeneratedWhenAskedAndRejectAddsEntries() throws {
-        let work = try makeTemporaryFolder()
+        let (work, photos, output) = try datasetOfFaces()
         defer { try? FileManager.default.removeItem(at: work) }
-        let photos = work.appendingPathComponent("photos")
-        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        try copyFixtures(["faces"], into: photos)
-        let output = work.appendingPathComponent("out")
-        _ = try run([photos.path, "-o", output.path, "-q"])
         let crop = output.appendingPathComponent("faces/grace_hopper.jpg.face0.jpg")
         try FileManager.default.removeItem(at: crop)
         _ = try run([photos.path, "-o", output.path, "-q", "--no-record-deletions"])
