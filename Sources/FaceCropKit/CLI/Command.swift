@@ -49,6 +49,8 @@ public enum FaceCropCommand {
         do {
             if floor { return try await measureFloor(options, stop: stop) }
             return try await execute(options, stop: stop, temporaries: temporaries)
+        } catch .usage(let message) {
+            return ArgumentReader.usageError(message, usage: OptionTable.usage)
         } catch {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus
@@ -81,7 +83,7 @@ public enum FaceCropCommand {
         let folder = (resolveCascade(nil) as NSString).deletingLastPathComponent
         return DetectorConfig(
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
-            modelPath: options.model, minNeighbors: options.minNeighbors,
+            modelPath: options.detector == .yunet ? ModelLocator.resolve(options.model) : options.model, minNeighbors: options.minNeighbors,
             minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
             needsPeople: options.personOnly, needsEyes: options.align)
     }

@@ -6,6 +6,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case usage(String)
     case inputMissing(String, reason: String)
     case outputUnusable(String, reason: String)
+    /// Another facecrop run holds the output's lock (its pid, when known).
+    case outputLocked(String, holder: Int?)
     case cascadeUnavailable(String, reason: String)
     case ffmpegUnavailable(String, reason: String)
     case modelUnavailable(String, reason: String)
@@ -28,6 +30,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .libraryFailed(let text): text
         case .inputMissing(_, let reason): reason
         case .outputUnusable(_, let reason): reason
+        case .outputLocked(let path, let holder): Self.lockHolderText(path, holder: holder)
         case .cascadeUnavailable(_, let reason): reason
         case .ffmpegUnavailable(_, let reason): reason
         case .modelUnavailable(_, let reason): reason
@@ -50,11 +53,15 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot read input '\(path)': \(reason)"
         case .outputUnusable(let path, let reason):
             return "cannot use output folder '\(path)': \(reason)"
+        case .outputLocked(let path, let holder):
+            return Self.lockHolderText(path, holder: holder)
+                + "; wait for it to finish, or pass --wait-lock to queue behind it"
         case .cascadeUnavailable(let path, let reason):
             return "cannot load cascade '\(path)': \(reason) (install opencv-data, or pass --cascade PATH)"
         case .ffmpegUnavailable(let path, let reason):
             return "cannot use ffmpeg '\(path)' for clips: \(reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
         case .modelUnavailable(let path, let reason):
+            if path.isEmpty { return "cannot load the YuNet model: \(reason)" }
             return "cannot load model '\(path)': \(reason) (--detector yunet needs --model FILE.onnx, a YuNet face detection model)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
             .tooLarge(let path, _), .detectionFailed(let path, _), .encodeFailed(let path, _), .writeFailed(let path, _),
@@ -63,12 +70,18 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Who holds a dataset's lock, as the terminal is told.
+    static func lockHolderText(_ path: String, holder: Int?) -> String {
+        let who = holder.map { "another facecrop run (pid \($0))" } ?? "another facecrop run"
+        return "'\(path)' is being written by \(who)"
+    }
+
     /// The exit status for a failure that stops the run (see `ExitStatus.table`).
     public var exitStatus: Int32 {
         switch self {
         case .usage: ExitStatus.usage
         case .inputMissing: ExitStatus.noInput
-        case .outputUnusable: ExitStatus.cannotCreate
+        case .outputUnusable, .outputLocked: ExitStatus.cannotCreate
         case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable, .libraryFailed: ExitStatus.unavailable
         default: ExitStatus.failure
         }

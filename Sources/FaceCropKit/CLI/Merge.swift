@@ -33,6 +33,8 @@ enum MergeCommand {
         var folder: String
         var shard: Shard
         var loaded: StateStore.Loaded
+        /// A shared hold on the shard's lock while its records are read.
+        var lock: OutputLock?
     }
 
     static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
@@ -60,7 +62,7 @@ enum MergeCommand {
         }
     }
 
-    static func findShards(in folder: String) throws(FaceCropError) -> [ShardState] {
+    static func findShards(in folder: String, stop: StopRequest) throws(FaceCropError) -> [ShardState] {
         let stateFolder = folder + "/" + StateStore.folderName
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: stateFolder) else {
             throw .inputMissing(folder, reason: "no facecrop shard output here (no \(StateStore.folderName)/)")
@@ -72,10 +74,11 @@ enum MergeCommand {
             guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { continue }
             let shard = Shard(index: index, count: count)
             let store = StateStore(output: folder, shard: shard)
+            let lock = try OutputLock.take(output: folder, suffix: store.suffix, mode: .shared, wait: false, stop: stop) { _ in }
             if access(store.journalPath, F_OK) == 0 {
                 throw .inputMissing(folder, reason: "shard \(index)/\(count) did not finish (its journal is still there); run it again first")
             }
-            shards.append(ShardState(folder: folder, shard: shard, loaded: store.load(settingsHash: "")))
+            shards.append(ShardState(folder: folder, shard: shard, loaded: store.load(settingsHash: ""), lock: lock))
         }
         if shards.isEmpty {
             throw .inputMissing(folder, reason: "no shard records in \(StateStore.folderName)/")
@@ -89,9 +92,15 @@ enum MergeCommand {
         throws(FaceCropError) -> Int32
     {
         let started = ContinuousClock.now
-        try Vips.start()
+        // The merged folder's own lock, then each shard's (shared) as it is read.
+        let lock = try OutputLock.take(output: output, suffix: "", mode: .exclusive, wait: false, stop: stop) { _ in }
         var shards: [ShardState] = []
-        for folder in folders { shards += try findShards(in: folder) }
+        defer {
+            lock?.release()
+            for state in shards { state.lock?.release() }
+        }
+        try Vips.start()
+        for folder in folders { shards += try findShards(in: folder, stop: stop) }
         let (count, hash, settings) = try checkComplete(shards, folders: folders)
 
         do throws(WriteFailure) {

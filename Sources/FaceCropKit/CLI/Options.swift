@@ -37,6 +37,8 @@ public struct Options: Sendable, Equatable {
     public var include: [String] = []
     public var exclude: [String] = []
     public var followLinks = false
+    /// Wait for another run's lock on the output instead of exiting 73.
+    public var waitLock = false
     public var overwrite = false
     public var prune = true
     /// The rejections file (nil: `<output>/rejections.txt`).
@@ -82,9 +84,9 @@ public struct Options: Sendable, Equatable {
 
     /// `--jobs`, or the number of active cores.
     public var effectiveJobs: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
-    /// YuNet finds faces down to about 10 px, so 640 px reaches faces of 1/64
-    /// of the long side; the cascades' 20 px window needs 1024 px for about the same.
-    public var effectiveDetectSize: Int { detectSize ?? (detector == .yunet ? 640 : 1024) }
+    /// --detect-size, else 1024 for the cascades; nil for YuNet: chosen per
+    /// photo from its size and --min-face (`Calibration.detectSize`).
+    public var effectiveDetectSize: Int? { detectSize ?? (detector == .yunet ? nil : 1024) }
 }
 
 public enum OptionTable {
@@ -122,10 +124,10 @@ public enum OptionTable {
         .value(["--detector"], "cascade|haar|yunet", "Face detector: several Debian cascades with eye and cross-checks (default), one cascade alone (--cascade), or a YuNet ONNX model (--model).") {
             $0.detector = try choice($1, "--detector")
         },
-        .value(["--model"], "FILE", "YuNet face detection model (.onnx) for --detector yunet.") {
+        .value(["--model"], "FILE", "YuNet face detection model (.onnx) for --detector yunet (default: $FACECROP_MODEL, then PREFIX/share/facecrop/, then ./models/).") {
             $0.model = $1
         },
-        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.4 for cascade, 0.8 for yunet); higher is surer.") {
+        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.55 for cascade, 0.8 for yunet, calibrated on a WIDER development set); higher is surer.") {
             $0.minScore = try double($1, "--min-score", 0...1)
         },
         .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces (three cat face cascades voting).") {
@@ -139,7 +141,7 @@ public enum OptionTable {
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
             $0.minNeighbors = try int($1, "--min-neighbors", 1...100)
         },
-        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024; 640 with --detector yunet).") {
+        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024; with --detector yunet 640, or more, up to 1280, so that a --min-face face is still 10 px).") {
             $0.detectSize = try int($1, "--detect-size", 64...16384)
         },
         .value(["-j", "--jobs"], "N", "Photos processed at once (default: number of cores).") {
@@ -203,6 +205,9 @@ public enum OptionTable {
             $0.ffmpeg = $1
         }.forClips(),
         .flag(["--follow-links"], "Follow symbolic links (default: skip them).") { $0.followLinks = true },
+        .flag(["--wait-lock"], "When another facecrop run is writing the same output and shard, wait for it instead of stopping (exit 73).") {
+            $0.waitLock = true
+        },
         .flag(["--no-contact-sheet"], "Do not write contact-sheet.png (a grid of every crop, numbered; one per 1000 crops).") {
             $0.contactSheet = false
         },

@@ -16,8 +16,7 @@ public enum Target: String, Sendable, CaseIterable {
     case face, upperbody, body, catface
 }
 
-/// What the detector found in a photo (a face, upper body, person or cat
-/// face, by `--target`), in pixels of the image searched.
+/// Something found in a photo, in pixels of the image searched.
 struct Subject: Sendable, Equatable {
     var box: PixelRect
     /// 0...1 for `cascade` and `yunet`; the level weight for `haar` and the
@@ -32,6 +31,7 @@ struct EyePair: Sendable, Equatable {
 
     /// Degrees the eye line is turned clockwise from level (image y grows down).
     var angle: Double { atan2(y2 - y1, x2 - x1) * 180 / .pi }
+
 }
 
 /// The files and settings a worker's detector is made from.
@@ -48,13 +48,7 @@ struct DetectorConfig: Sendable {
     var needsPeople = false
     var needsEyes = false
 
-    static func defaultMinScore(_ kind: DetectorKind) -> Double {
-        switch kind {
-        case .cascade: 0.4
-        case .haar: 0
-        case .yunet: 0.8
-        }
-    }
+    static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
 
     static func cascadeName(for target: Target) -> String {
         switch target {
@@ -76,13 +70,15 @@ struct DetectorConfig: Sendable {
 final class Detector: @unchecked Sendable {
     let config: DetectorConfig
     private let primary: Cascade?
-    private let profile: Cascade?
     private let confirm: Cascade?
     private let eye: Cascade?
     private let eyeglasses: Cascade?
     private let people: People?
     /// `--target catface`: Debian's three cat face cascades, voting.
     private let catFaces: CascadeVote?
+    /// `--target catface`: alt2 and the default frontal cascade, to reject
+    /// cat-face boxes that are human faces.
+    private let humanFace: Cascade?
     private let yunet: YuNet?
 
     init(_ config: DetectorConfig) throws(FaceCropError) {
@@ -93,9 +89,10 @@ final class Detector: @unchecked Sendable {
         let faces = config.target == .face
         primary = config.kind == .yunet && faces ? nil : try Cascade(path: config.cascadePath)
         let ensemble = faces && config.kind == .cascade
-        profile = ensemble ? try load("haarcascade_profileface.xml") : nil
-        confirm = ensemble ? try load("haarcascade_frontalface_default.xml") : nil
-        let eyes = faces && config.kind != .yunet && (ensemble || config.needsEyes)
+        let cats = config.target == .catface
+        confirm = ensemble || cats ? try load("haarcascade_frontalface_default.xml") : nil
+        humanFace = cats ? try load(DetectorConfig.cascadeName(for: .face)) : nil
+        let eyes = cats || faces && config.kind != .yunet && (ensemble || config.needsEyes)
         eye = eyes ? try load("haarcascade_eye.xml") : nil
         eyeglasses = eyes ? try load("haarcascade_eye_tree_eyeglasses.xml") : nil
         people = config.needsPeople || config.target == .body ? try People() : nil
@@ -110,7 +107,7 @@ final class Detector: @unchecked Sendable {
         }
         if config.kind == .yunet && faces {
             guard let path = config.modelPath else {
-                throw .modelUnavailable("", reason: "no model file given")
+                throw .modelUnavailable("", reason: ModelLocator.missingReason)
             }
             yunet = try YuNet(path: path)
         } else {
@@ -126,11 +123,18 @@ final class Detector: @unchecked Sendable {
     func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         switch config.target {
         case .face:
+            var found: [Subject]
             switch config.kind {
-            case .cascade: return try ensemble(gray, minSide: minSide, source: source)
-            case .haar: return try single(gray, minSide: minSide, source: source)
-            case .yunet: return try network(rgb ?? RGBImage(width: 0, height: 0, pixels: []), minSide: minSide, source: source)
+            case .cascade: found = try ensemble(gray, minSide: minSide, source: source)
+            case .haar: found = try single(gray, minSide: minSide, source: source)
+            case .yunet: found = try network(rgb ?? RGBImage(width: 0, height: 0, pixels: []), minSide: minSide, source: source)
             }
+            // Every detector's box onto one convention (brow to chin, ear to ear).
+            let correction = Calibration.boxCorrection(config.kind)
+            for index in found.indices {
+                found[index].box = correction.apply(found[index].box, width: gray.width, height: gray.height)
+            }
+            return found
         case .body:
             // HOG finds standing people far more reliably than the full-body cascade.
             return try (people?.detect(gray, source: source) ?? []).map { Subject(box: $0.box, score: $0.score, eyes: nil) }
@@ -149,8 +153,25 @@ final class Detector: @unchecked Sendable {
     /// it.
     private func catFaceVote(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         guard let catFaces else { return [] }
-        return try catFaces.detect(in: gray, minSide: minSide, source: source).map {
-            Subject(box: $0.box, score: (Double($0.votes) / Double(catFaces.passes) * 10_000).rounded() / 10_000, eyes: nil)
+        var found: [Subject] = []
+        for box in try catFaces.detect(in: gray, minSide: minSide, source: source) {
+            if try isHumanFace(box.box, in: gray, source: source) { continue }
+            found.append(Subject(box: box.box, score: (Double(box.votes) / Double(catFaces.passes) * 10_000).rounded() / 10_000, eyes: nil))
+        }
+        return found
+    }
+
+    /// Whether the cascade ensemble, searching only around `box`, finds a
+    /// human face there that it would keep (`Calibration.ensembleScore` at
+    /// the default --min-score) and that overlaps the box by IoU 0.3 or more.
+    func isHumanFace(_ box: PixelRect, in gray: GrayImage, source: String) throws(FaceCropError) -> Bool {
+        guard let humanFace, let cut = GrayCut(gray, around: box) else { return false }
+        let candidates = try runEnsemble(
+            cut.image, frontal: humanFace, confirm: confirm, minSide: box.width / 2, maxSide: box.width * 3 / 2,
+            frontalNeighbors: 2, source: source)
+        return candidates.contains { c in
+            let face = PixelRect(x: Int(c.x) + cut.x, y: Int(c.y) + cut.y, width: Int(c.width), height: Int(c.height))
+            return Calibration.ensembleScore(c) >= Calibration.defaultMinScore(.cascade) && face.iou(box) >= 0.3
         }
     }
 
@@ -176,19 +197,11 @@ final class Detector: @unchecked Sendable {
         throws(FaceCropError) -> EyePair?
     {
         // Cut the box (with a margin) and let the ensemble search just there.
-        let grow = box.width / 4
-        let x0 = max(0, box.x - grow), y0 = max(0, box.y - grow)
-        let x1 = min(gray.width, box.x + box.width + grow), y1 = min(gray.height, box.y + box.height + grow)
-        guard x1 > x0, y1 > y0 else { return nil }
-        var pixels = [UInt8](repeating: 0, count: (x1 - x0) * (y1 - y0))
-        for row in y0..<y1 {
-            let from = row * gray.width + x0
-            pixels.replaceSubrange((row - y0) * (x1 - x0)..<(row - y0 + 1) * (x1 - x0), with: gray.pixels[from..<from + x1 - x0])
-        }
-        let cut = GrayImage(width: x1 - x0, height: y1 - y0, pixels: pixels)
+        guard let cut = GrayCut(gray, around: box) else { return nil }
+        let (x0, y0) = (cut.x, cut.y)
         let candidates = try runEnsemble(
-            cut, frontal: frontal, profile: nil, confirm: nil, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10,
-            upscale: 1, frontalNeighbors: 1, source: source)
+            cut.image, frontal: frontal, confirm: nil, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10,
+            frontalNeighbors: 1, source: source)
         guard let best = candidates.first(where: { $0.eyes == 2 }) else { return nil }
         return EyePair(
             x1: best.eye1_x + Double(x0), y1: best.eye1_y + Double(y0), x2: best.eye2_x + Double(x0),
@@ -196,56 +209,41 @@ final class Detector: @unchecked Sendable {
     }
 
     private func runEnsemble(
-        _ gray: GrayImage, frontal: Cascade, profile: Cascade?, confirm: Cascade?, minSide: Int, maxSide: Int,
-        upscale: Double, frontalNeighbors: Int, source: String
+        _ gray: GrayImage, frontal: Cascade, confirm: Cascade?, minSide: Int, maxSide: Int, frontalNeighbors: Int,
+        source: String
     ) throws(FaceCropError) -> [CFaceDetect_Candidate] {
         var params = CFaceDetect_EnsembleParams(
             scale_factor: 1.1, min_side: Int32(clamping: max(minSide, frontal.windowSide)),
-            max_side: Int32(clamping: maxSide), upscale: upscale, frontal_min_neighbors: Int32(frontalNeighbors),
+            max_side: Int32(clamping: maxSide), upscale: 1, frontal_min_neighbors: Int32(frontalNeighbors),
             profile_min_neighbors: 4, rotation: 0)
         var out: UnsafeMutablePointer<CFaceDetect_Candidate>?
         var count = 0
         var message: UnsafeMutablePointer<CChar>?
         let status = gray.pixels.withUnsafeBufferPointer { pixels in
             CFaceDetect_Ensemble(
-                frontal.handle, profile?.handle, confirm?.handle, eye?.handle, eyeglasses?.handle, pixels.baseAddress,
+                frontal.handle, nil, confirm?.handle, eye?.handle, eyeglasses?.handle, pixels.baseAddress,
                 Int32(gray.width), Int32(gray.height), gray.width, &params, &out, &count, &message)
         }
         return try takeCArray(status, out, count: count, message: message, source: source)
     }
 
-    /// The cascade ensemble: candidates from alt2 (few raw windows needed)
-    /// and the profile cascade on both sides, each scored by the evidence for
-    /// it (see `Detector.score`).
+    /// The cascade ensemble: one cheap full-image pass of alt2 (two raw
+    /// windows are enough for a candidate), then evidence gathered inside each
+    /// candidate only (the default frontal cascade, eyes), scored by
+    /// `Calibration.ensembleScore`. Neither enlarging small photos (1.5x) nor
+    /// the profile cascade's full scans paid for their time on the dev set.
     private func ensemble(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         guard let primary else { return [] }
-        // Small photos are searched enlarged, so that faces of 24-60 px are
-        // well above the cascades' 20 px window.
-        let long = max(gray.width, gray.height)
-        let upscale = long < 800 ? min(1.5, 800.0 / Double(long)) : 1.0
         let candidates = try runEnsemble(
-            gray, frontal: primary, profile: profile, confirm: confirm, minSide: minSide, maxSide: 0, upscale: upscale,
-            frontalNeighbors: 2, source: source)
+            gray, frontal: primary, confirm: confirm, minSide: minSide, maxSide: 0,
+            frontalNeighbors: Calibration.ensembleMinFrontalHits(config.minScore), source: source)
         return candidates.map { c in
             Subject(
                 box: PixelRect(x: Int(c.x), y: Int(c.y), width: Int(c.width), height: Int(c.height)),
-                score: Self.score(c),
+                score: Calibration.ensembleScore(c),
                 eyes: c.eyes == 2 ? EyePair(x1: c.eye1_x, y1: c.eye1_y, x2: c.eye2_x, y2: c.eye2_y) : nil)
         }
         .filter { $0.score >= config.minScore }
-    }
-
-    /// The ensemble's confidence in 0...1 from its evidence: agreement of
-    /// the frontal cascades, raw windows, eyes, profile hits.
-    static func score(_ c: CFaceDetect_Candidate) -> Double {
-        let frontal = Double(min(Int(c.frontal_hits), 20)) / 20
-        let confirmed = Double(min(Int(c.confirm_hits), 20)) / 20
-        let profiled = Double(min(Int(c.profile_hits), 20)) / 20
-        let eyes = Double(c.eyes) / 2
-        var s = 0.3 * frontal + 0.2 * confirmed + 0.25 * eyes + 0.25 * profiled
-        if c.frontal_hits > 0 && c.confirm_hits > 0 { s += 0.15 }
-        if c.frontal_hits > 0 && c.profile_hits > 0 { s += 0.1 }
-        return (min(1, s) * 10_000).rounded() / 10_000
     }
 
     private func network(_ rgb: RGBImage, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {

@@ -34,7 +34,7 @@ struct Stats {
             ("pad", .string(settings.pad.rawValue)),
             ("format", .string(settings.format.rawValue)),
             ("quality", .int(settings.quality)),
-            ("detect_size", .int(settings.detectSize)),
+            ("detect_size", settings.detectSize.map { .int($0) } ?? .string("auto")),
             ("min_neighbors", .int(settings.minNeighbors)),
             ("max_pixels", .int(settings.maxPixels)),
             ("cascade", .string((cascadePath as NSString).lastPathComponent)),

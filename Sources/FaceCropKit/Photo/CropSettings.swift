@@ -7,7 +7,8 @@ public struct CropSettings: Sendable, Equatable {
     public var pad: PadMode
     public var format: OutputFormat
     public var quality: Int
-    public var detectSize: Int
+    /// nil: chosen per photo (`Calibration.detectSize`).
+    public var detectSize: Int?
     public var minNeighbors: Int
     public var maxPixels: Int
     public var detector: DetectorKind

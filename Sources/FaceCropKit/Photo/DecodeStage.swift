@@ -28,19 +28,20 @@ enum DecodeStage {
         // whole, so they are decoded once, at full size, the detection copy
         // is made from that and the crops are cut from it: one decode, not two.
         let shrinksOnLoad = header.loader.hasPrefix("jpegload") || header.loader.hasPrefix("webpload")
-        let detectScale = min(1, Double(settings.detectSize) / Double(max(header.width, header.height)))
+        let detectSide = settings.detectSize
+            ?? Calibration.detectSize(kind: settings.detector, longSide: max(header.width, header.height), minFace: settings.minFace)
+        let detectScale = min(1, Double(detectSide) / Double(max(header.width, header.height)))
         var whole: Picture?
         let small: Picture
         if shrinksOnLoad {
             small = try Picture.load(
-                bytes, header: header, minScale: detectScale * 0.75, fittingIn: settings.detectSize,
-                settings.detectSize, source: source)
+                bytes, header: header, minScale: detectScale * 0.75, fittingIn: detectSide, detectSide, source: source)
         } else {
             let decoded = try gate.admit(pixels: header.storedWidth * header.storedHeight) { () throws(FaceCropError) in
                 try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: source)
             }
             whole = decoded
-            small = try decoded.fitting(settings.detectSize, settings.detectSize, source: source)
+            small = try decoded.fitting(detectSide, detectSide, source: source)
         }
         try small.materialize(source: source)
         return Decoded(bytes: bytes, header: header, small: small, whole: whole)

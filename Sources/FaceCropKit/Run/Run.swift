@@ -5,7 +5,9 @@ import Foundation
 extension FaceCropCommand {
     static func execute(_ options: Options, stop: StopRequest, temporaries: TemporaryFiles) async throws(FaceCropError) -> Int32 {
         let started = ContinuousClock.now
-        var setup = try RunSetup(options)
+        var setup = try RunSetup(options, stop: stop)
+        // Held to the end of the run, however it ends.
+        defer { setup.lock?.release() }
         let (plan, loaded) = try Plan.make(&setup, temporaries: temporaries)
         if setup.readOnly {
             return CheckReport.report(plan, loaded: loaded, setup: setup)

@@ -24,14 +24,26 @@ struct RunSetup {
     var rejections: RejectionsFile
     /// Crops found deleted and recorded as rejections by this run.
     var recordedDeletions = 0
+    /// This run's hold on the output folder and shard (`OutputLock`): taken
+    /// before anything else touches the dataset; nil for a `--check` or
+    /// `--dry-run` of a folder no run has written yet.
+    var lock: OutputLock?
 
-    init(_ options: Options) throws(FaceCropError) {
+    init(_ options: Options, stop: StopRequest) throws(FaceCropError) {
         self.options = options
         output = options.output!
         for input in options.inputs where access(input, F_OK) != 0 {
             throw .inputMissing(input, reason: systemError(errno))
         }
+        try Self.refuseInputAsOutput(options.inputs, output: output)
         readOnly = options.check || options.dryRun
+        store = StateStore(output: output, shard: options.shard)
+        let quiet = options.quiet
+        lock = try OutputLock.take(
+            output: output, suffix: store.suffix, mode: readOnly ? .shared : .exclusive, wait: options.waitLock, stop: stop
+        ) { message in
+            if !quiet { Terminal.stderr("facecrop: \(message)\n") }
+        }
         if options.wantsClips, !readOnly {
             let found = try FFmpeg.locate(given: options.ffmpeg, environment: ProcessInfo.processInfo.environment)
             try found.probe(options.effectiveClipCodec)
@@ -44,7 +56,6 @@ struct RunSetup {
         settings = CropSettings(options)
         described = Stats.settingsJSON(settings, cascadePath: config.cascadePath, modelPath: config.modelPath)
         settingsHash = Stats.hash(described)
-        store = StateStore(output: output, shard: options.shard)
         rejectionsPath = options.rejections ?? (output as NSString).appendingPathComponent(RejectionsFile.defaultName)
         do throws(RejectionsError) {
             rejections = try RejectionsFile.load(path: rejectionsPath)
@@ -52,6 +63,18 @@ struct RunSetup {
             throw .usage(error.description)
         }
         if !readOnly { try Self.makeOutput(output) }
+    }
+
+    /// The dataset is never written in among the photos: `-o` naming an
+    /// input folder itself (by device and inode, however it is spelled) is a
+    /// usage error. A folder inside an input works (the walk skips it), and
+    /// so does an input inside `-o`.
+    static func refuseInputAsOutput(_ inputs: [String], output: String) throws(FaceCropError) {
+        guard let target = FileIdentity(path: output, follow: true) else { return }
+        for input in inputs where FileIdentity(path: input, follow: true) == target {
+            throw .usage(
+                "the output folder '\(output)' is the photo folder '\(input)': facecrop does not write a dataset in among the photos; choose another -o (a folder inside it, such as '\(input)/dataset', works)")
+        }
     }
 
     private static func makeOutput(_ output: String) throws(FaceCropError) {

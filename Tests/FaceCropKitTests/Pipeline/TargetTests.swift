@@ -101,6 +101,38 @@ struct TargetTests {
         #expect(!files.contains { $0.contains(".catface") }, "\(files)")
     }
 
+    /// The check `--target catface` puts every cat-face box through: the
+    /// human faces the cascade finds in real photos of people are confirmed
+    /// as human (so a cat-face box there is dropped); the cat faces are not.
+    @Test func catfaceHumanCheckConfirmsPeopleAndNotCats() throws {
+        try Vips.start()
+        var options = Options()
+        let faces = try Detector(FaceCropCommand.detectorConfig(options))
+        options.target = .catface
+        let cats = try Detector(FaceCropCommand.detectorConfig(options))
+        func gray(_ name: String) throws -> GrayImage {
+            let path = fixtures.appendingPathComponent(name).path
+            let bytes = try PhotoBytes(path: path, source: name)
+            let header = try Picture.header(of: bytes, source: name)
+            return try Picture.load(bytes, header: header, minScale: 1, fittingIn: 1024, 1024, source: name)
+                .grayPixels(source: name)
+        }
+        var humans = 0
+        for name in ["faces/astronaut.jpg", "faces/grace_hopper.jpg", "faces/two-people.jpg", "people/expedition-1897.jpg"] {
+            let image = try gray(name)
+            for face in try faces.find(in: image, rgb: nil, minSide: 24, source: name) {
+                humans += 1
+                #expect(try cats.isHumanFace(face.box, in: image, source: name), "\(name) \(face.box)")
+            }
+        }
+        #expect(humans >= 4)
+        for name in ["cats/cat-face-day.jpg", "cats/maine.jpg", "cats/tortoiseshell.jpg"] {
+            let image = try gray(name)
+            let found = try cats.find(in: image, rgb: nil, minSide: 24, source: name)
+            #expect(found.count == 1, "\(name): \(found)")
+        }
+    }
+
     @Test func upperbodyTargetCropsTheMenOfAGroupPhoto() throws {
         let (work, photos) = try fixturePhotos(["people/expedition-1897.jpg", "noface/coffee.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
