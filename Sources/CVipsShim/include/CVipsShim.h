@@ -247,6 +247,12 @@ int CVipsShim_WarpEncode(CVipsShim_Image *image, const CVipsShim_WarpSpec *spec,
 int CVipsShim_WarpRGB(CVipsShim_Image *image, const CVipsShim_WarpSpec *spec, uint8_t *rgb, size_t capacity,
                       char **message);
 
+/// The pixels a crop's perceptual hash is made from: the encoded image in
+/// `bytes` (a crop: JPEG, PNG or WebP) decoded, shrunk to exactly 32 x 32 and
+/// made 8-bit grayscale, rows packed, into the caller's `pixels`.
+/// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed.
+int CVipsShim_HashPixels(const void *bytes, size_t length, uint8_t pixels[1024], char **message);
+
 #ifdef __cplusplus
 }
 #endif

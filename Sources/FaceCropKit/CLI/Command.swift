@@ -15,6 +15,9 @@ public enum FaceCropCommand {
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
 
         if arguments.first == "export" { return ExportCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries) }
+        if arguments.first == "reject" {
+            return RejectCommand.run(Array(arguments.dropFirst()), temporaries: temporaries)
+        }
         if arguments.first == "merge" {
             return await MergeCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries)
         }

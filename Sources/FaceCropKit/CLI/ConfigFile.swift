@@ -121,7 +121,12 @@ enum ConfigFile {
                 switch text.lowercased() {
                 case "true", "yes", "on", "1": on = true
                 case "false", "no", "off", "0": on = false
-                default: throw .usage("\(place): '\(key)' is a flag: write '\(key) = true' or '\(key) = false', not '\(text)'")
+                default:
+                    if spec.optionalValue != nil {  // dedup = 10
+                        try ArgumentReader.apply(spec, &options, text)
+                        return
+                    }
+                    throw .usage("\(place): '\(key)' is a flag: write '\(key) = true' or '\(key) = false', not '\(text)'")
                 }
             }
             if on { try ArgumentReader.apply(spec, &options, "") }

@@ -46,6 +46,7 @@ enum Manual {
             lines.append(".TP")
             var label = spec.names.map { "\\fB\(escape($0))\\fR" }.joined(separator: ", ")
             if let value = spec.shownValue { label += " \\fI\(escape(value))\\fR" }
+            if let value = spec.optionalValue { label += "[=\\fI\(escape(value))\\fR]" }
             lines.append(label)
             lines.append(text(spec.help))
         }

@@ -109,12 +109,21 @@ enum MergeCommand {
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
             let records = try gather(shards, into: output, temporaries: temporaries)
-            let merged = try write(records, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
+            var merged = try write(records, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
+            // --dedup and --split as the shards were run with: groups across shards.
+            let described = shards[0].loaded.header["settings"] as? [String: Any]
+            let split = (described?["split"] as? String).flatMap { try? SplitSpec.parse($0).get() }
+            if let threshold = described?["dedup"] as? Int {
+                merged = try DedupStep.run(
+                    store: store, output: output, threshold: threshold, split: split, settingsHash: hash, settings: settings,
+                    temporaries: temporaries)
+            }
             let runs = shardRuns(shards, photos: merged.photos, started: started)
             var stats = Stats(
                 settings: settings, settingsHash: hash, counts: merged,
                 elapsed: runs.merge, jobs: 1, interrupted: false, removed: 0, shard: nil)
             stats.shardRuns = runs
+            stats.splitNames = split?.parts.map(\.name) ?? []
             try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
             if json { Terminal.stdout(stats.json.serialized() + "\n") }
             if !quiet {
@@ -123,7 +132,7 @@ enum MergeCommand {
             // The contact sheet and report of the whole dataset (shards make none).
             let failures = await Finishers.run(
                 FinishedRun(output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop),
-                FinishSettings())
+                FinishSettings(splits: split?.parts.map(\.name) ?? []))
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
             return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
         } catch {

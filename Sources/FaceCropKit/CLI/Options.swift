@@ -41,6 +41,13 @@ public struct Options: Sendable, Equatable {
     public var waitLock = false
     public var overwrite = false
     public var prune = true
+    /// The rejections file (nil: `<output>/rejections.txt`).
+    public var rejections: String?
+    /// Whether a deleted crop is recorded as a rejection at the next run.
+    public var recordDeletions = true
+    /// `--dedup[=N]`: the Hamming distance within which crops are near-duplicates.
+    public var dedup: Int?
+    public var split: SplitSpec?
     public var check = false
     public var dryRun = false
     public var shard: Shard?
@@ -153,6 +160,21 @@ public enum OptionTable {
         }.repeated(),
         .flag(["--overwrite"], "Process every photo again, even those unchanged since the last run.") { $0.overwrite = true },
         .flag(["--no-prune"], "Keep the crops of photos that are gone from the inputs (default: remove them).") { $0.prune = false },
+        .value(["--rejections"], "FILE", "Faces rejected by a person, one '<photo sha256> <x>,<y>,<w>,<h>' a line: no crop, status rejected (default: <output>/rejections.txt).") {
+            $0.rejections = $1
+        },
+        .flag(["--no-record-deletions"], "Make deleted crops again (default: a crop deleted since the last run is recorded as a rejection).") {
+            $0.recordDeletions = false
+        },
+        OptionSpec(names: ["--dedup"], value: nil, help: "Keep one face of each group of near-duplicates (perceptual hashes at most N bits apart, default \(Dedup.defaultThreshold)): the sharpest, then largest; the others get status duplicate.") {
+            $0.dedup = $1.isEmpty ? Dedup.defaultThreshold : try int($1, "--dedup", 0...32)
+        }.withOptionalValue("N"),
+        .value(["--split"], "NAME=W,...", "Put each photo's crops in <output>/<NAME>/, chosen by its content hash with these integer weights (e.g. train=80,val=10,test=10).") {
+            switch SplitSpec.parse($1) {
+            case .success(let spec): $0.split = spec
+            case .failure(let error): throw FaceCropError.usage("'--split': \(error.reason)")
+            }
+        },
         .flag(["--check"], "Process nothing; exit 0 if the output is up to date, 1 (listing what differs) if not.") { $0.check = true },
         .flag(["--dry-run"], "Process nothing; list what a run would process and remove.") { $0.dryRun = true },
         .value(["--shard"], "K/N", "Process only shard K of N (0 <= K < N, by a stable hash of each path); K may be 'auto' (SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).") {

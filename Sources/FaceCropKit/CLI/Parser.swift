@@ -9,6 +9,9 @@ struct OptionSpec<Settings>: Sendable {
     let names: [String]
     /// The value's name in help (`nil`: a flag without a value).
     let value: String?
+    /// For a flag that may also be given a value as `--name=VALUE`
+    /// (`--dedup[=N]`): the value's name. The flag alone applies "".
+    var optionalValue: String?
     let help: String
     let apply: @Sendable (inout Settings, String) throws -> Void
     /// Whether each use adds a value (`--include`) rather than replacing it.
@@ -27,12 +30,15 @@ struct OptionSpec<Settings>: Sendable {
     var shownValue: String? { value.map { bare == nil ? $0 : "[\($0)]" } }
 
     /// The names and value as `--help` and the README show them.
-    var label: String { names.joined(separator: ", ") + (shownValue.map { " \($0)" } ?? "") }
+    var label: String {
+        names.joined(separator: ", ") + (shownValue.map { " \($0)" } ?? "") + (optionalValue.map { "[=\($0)]" } ?? "")
+    }
 
     func repeated() -> Self { with { $0.repeatable = true } }
     func forClips() -> Self { with { $0.clipOnly = true } }
     func onlyOnCommandLine() -> Self { with { $0.commandLineOnly = true } }
     func valueOptional(meaning bare: String) -> Self { with { $0.bare = bare } }
+    func withOptionalValue(_ name: String) -> Self { with { $0.optionalValue = name } }
 
     private func with(_ change: (inout Self) -> Void) -> Self {
         var spec = self
@@ -87,8 +93,8 @@ enum ArgumentReader {
             }
             given.append(name)
             if spec.value == nil {
-                if attached != nil { throw .usage("option '\(name)' takes no value") }
-                try apply(spec, &settings, "")
+                if attached != nil && spec.optionalValue == nil { throw .usage("option '\(name)' takes no value") }
+                try apply(spec, &settings, attached ?? "")
                 continue
             }
             let value: String

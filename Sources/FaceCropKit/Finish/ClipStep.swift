@@ -82,7 +82,7 @@ enum ClipStep {
     /// The crops of one record as frames.
     static func frames(of record: PhotoRecord, margin: Double, cropSize: Int, side: Int) -> [Frame] {
         guard record.status == .ok, let width = record.width, let height = record.height else { return [] }
-        return record.faces.map { face in
+        return record.faces.filter { $0.status == .ok }.map { face in
             Frame(
                 crop: face.crop,
                 face: face.aligned && face.transform != nil

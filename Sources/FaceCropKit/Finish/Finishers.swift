@@ -21,9 +21,11 @@ struct FinishSettings: Sendable {
     /// A shard sees only part of the dataset: it writes its clips, but
     /// `facecrop merge` makes the sheets and the report of the whole.
     var shard: Shard?
+    /// `--split`'s names: each split folder gets its own metadata.jsonl.
+    var splits: [String] = []
 
     /// The defaults: a contact sheet and a report, no clips (`facecrop merge`).
-    init() {}
+    init(splits: [String] = []) { self.splits = splits }
 
     /// From a run's options; `ffmpeg` is the one probed before the run (nil: no clips).
     init(_ options: Options, ffmpeg: FFmpeg?) {
@@ -31,6 +33,7 @@ struct FinishSettings: Sendable {
         contactSheet = options.contactSheet
         report = options.report
         shard = options.shard
+        splits = options.split?.parts.map(\.name) ?? []
     }
 }
 
@@ -50,7 +53,7 @@ enum Finishers {
     private static func steps(_ run: FinishedRun, _ settings: FinishSettings) -> [String] {
         var failures: [String] = []
         // A shard's crops are only part of the dataset: merge writes the whole's.
-        if settings.shard == nil { failures += HFMetadata.write(run) }
+        if settings.shard == nil { failures += HFMetadata.write(run, splits: settings.splits) }
         if let clips = settings.clips {
             failures += ClipStep.run(run, clips, suffix: StateStore(output: run.output, shard: settings.shard).suffix)
         }

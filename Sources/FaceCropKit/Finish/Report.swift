@@ -35,6 +35,7 @@ enum Report {
         var errors: [(String, String)] = []
         var noFace: [String] = []
         var crops: [Crop] = []
+        var leftOut = LeftOut()
         for record in run.records {
             let shown = PhotoFinder.join(record.label, record.source)
             switch record.status {
@@ -46,6 +47,10 @@ enum Report {
                 noFace.append(shown + " (no person found)")
             case .ok:
                 for face in record.faces {
+                    guard face.status == .ok else {
+                        leftOut.add(face, of: shown)
+                        continue
+                    }
                     crops.append(
                         Crop(number: crops.count + 1, source: shown, face: face, width: record.width, height: record.height))
                 }
@@ -59,6 +64,7 @@ enum Report {
                 html += summary(run, sheets: sheets, crops: crops.count)
                 html += failed(errors)
                 html += withoutFace(noFace)
+                html += leftOut.html
             }
             html += grid(slice, total: crops.count, page: page, pages: pages)
             html += "</main>\n</body>\n</html>\n"
@@ -145,6 +151,11 @@ enum Report {
             html += row("Photos without a person (--person-only)", "no_person", noPerson)
         }
         html += row("Photos that failed", "error", stats["counts"]?["error"])
+        if let rejected = stats["rejected"] { html += row("Faces rejected (no crop)", "rejected", rejected) }
+        if let duplicate = stats["duplicate"] { html += row("Near-duplicate faces (no crop)", "duplicate", duplicate) }
+        if case .object(let splits)? = stats["splits"] {
+            for (name, count) in splits { html += row("Crops in split \(name)", "split-\(name)", count) }
+        }
         html += row("Complete", "complete", stats["complete"])
         html += row("Time (s)", "elapsed_s", timing?["elapsed_s"])
         html += row("Speed (photos/s)", "photos_per_s", timing?["photos_per_s"])

@@ -20,6 +20,18 @@ struct FaceRecord: Sendable, Equatable {
     var landmarks: FaceLandmarks?
     /// Upright photo pixels -> crop pixels (nil where no crop was cut: `floor`).
     var transform: Affine2D?
+    /// A face with a crop, or one left out by a person (`rejected`) or as a
+    /// near-duplicate (`duplicate`, of the face whose crop is `duplicateOf`).
+    var status = FaceStatus.ok
+    /// The crop's perceptual hash (faces with a crop, and duplicates).
+    var phash: PerceptualHash?
+    var duplicateOf: String?
+}
+
+enum FaceStatus: String, Sendable {
+    case ok
+    case rejected
+    case duplicate
 }
 
 public enum PhotoStatus: String, Sendable {
@@ -55,12 +67,14 @@ struct PhotoRecord: Sendable, Equatable {
     var faces: [FaceRecord] = []
     /// Why the photo failed (status `.error`), as the manifest says it.
     var failure: String?
+    /// `--split`: the split its faces are in (photos whose content was read).
+    var split: String?
     /// For the terminal: the error, when this record is a fresh failure.
     var error: FaceCropError?
 
     /// The crop files this record says facecrop wrote, relative to `-o`.
-    var crops: [String] { faces.map(\.crop) }
-    var faceCount: Int { status == .ok ? faces.count : 0 }
+    var crops: [String] { faces.compactMap { $0.crop.isEmpty ? nil : $0.crop } }
+    var faceCount: Int { status == .ok ? faces.count { $0.status == .ok } : 0 }
     var key: String { StateStore.key(label: label, source: source) }
 
     /// A photo's record before anything is known but where it is.
@@ -113,12 +127,24 @@ public struct RunCounts: Sendable, Equatable {
     public var noPerson = 0
     public var errors = 0
     public var faces = 0
+    /// Faces left out: rejected by a person, near-duplicates of another.
+    public var rejected = 0
+    public var duplicate = 0
+    /// `--split`: crops in each split.
+    public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
     public var reused = 0
 
     mutating func add(_ record: PhotoRecord, reused: Bool = false) {
         photos += 1
         faces += record.faceCount
+        for face in record.faces where record.status == .ok {
+            switch face.status {
+            case .ok: if let split = record.split { splits[split, default: 0] += 1 }
+            case .rejected: rejected += 1
+            case .duplicate: duplicate += 1
+            }
+        }
         if reused { self.reused += 1 }
         switch record.status {
         case .ok: ok += 1

@@ -25,16 +25,20 @@ enum HFMetadata {
     static let fileName = "metadata.jsonl"
 
     /// The finishing step of a run or a merge: metadata.jsonl beside
-    /// manifest.jsonl, for every crop. (With splits, call `write` once per
-    /// split folder with that folder as `within`.)
-    static func write(_ run: FinishedRun) -> [String] {
+    /// manifest.jsonl, for every crop; with `--split`, one in each split's
+    /// folder instead (`load_dataset("imagefolder")` takes the folders as splits).
+    static func write(_ run: FinishedRun, splits: [String] = []) -> [String] {
         let manifest = run.output + "/" + Manifest.fileName
-        do throws(WriteFailure) {
-            try write(manifest: manifest, output: run.output, within: "", temporaries: run.temporaries)
-            return []
-        } catch {
-            return ["\(fileName): \(error.reason)"]
+        var failures: [String] = []
+        for within in splits.isEmpty ? [""] : splits {
+            do throws(WriteFailure) {
+                if !within.isEmpty { try AtomicFile.makeFolder(run.output + "/" + within) }
+                try write(manifest: manifest, output: run.output, within: within, temporaries: run.temporaries)
+            } catch {
+                failures.append("\(within.isEmpty ? "" : within + "/")\(fileName): \(error.reason)")
+            }
         }
+        return failures
     }
 
     /// Writes `output/within/metadata.jsonl` with the samples whose crop lies

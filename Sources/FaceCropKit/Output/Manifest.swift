@@ -20,11 +20,13 @@ enum Manifest {
             extra.append(("height", .int(height)))
         }
         if let sha256 = record.sha256 { extra.append(("sha256", .string(sha256))) }
+        if let split = record.split { extra.append(("split", .string(split))) }
 
         switch record.status {
         case .ok:
-            common.append(("status", .string("ok")))
-            return record.faces.map { face in JSON.object(common + fields(of: face) + extra).serialized() }
+            return record.faces.map { face in
+                JSON.object(common + [("status", .string(face.status.rawValue))] + fields(of: face) + extra).serialized()
+            }
         case .noFace, .noPerson:
             common.append(("status", .string(record.status.rawValue)))
             return [JSON.object(common + extra).serialized()]
@@ -36,11 +38,13 @@ enum Manifest {
     }
 
     private static func fields(of face: FaceRecord) -> [(String, JSON)] {
-        [
+        var fields: [(String, JSON)] = [
             ("face", .int(face.index)),
             ("bbox", .array([.int(face.box.x), .int(face.box.y), .int(face.box.width), .int(face.box.height)])),
             ("score", .double(face.score)),
-            ("crop", .string(face.crop)),
+        ]
+        if face.status == .ok { fields.append(("crop", .string(face.crop))) }
+        fields += [
             ("padded", .bool(face.padded)),
             ("target", .string(face.target.rawValue)),
             ("aligned", .bool(face.aligned)),
@@ -50,6 +54,9 @@ enum Manifest {
             ("landmarks_estimated", AlignmentJSON.estimated(face.landmarks)),
             ("transform", AlignmentJSON.transform(face.transform)),
         ]
+        if let phash = face.phash { fields.append(("phash", .string(phash.description))) }
+        if let kept = face.duplicateOf { fields.append(("duplicate_of", .string(kept))) }
+        return fields
     }
 
     /// Reads a record's manifest lines back into it: the photo's size and
@@ -67,19 +74,22 @@ enum Manifest {
         record.width = first.width
         record.height = first.height
         record.failure = first.error
+        record.split = first.split
         guard record.status == .ok else { return true }
         var faces: [FaceRecord] = []
         for line in parsed {
+            let status = line.status.flatMap(FaceStatus.init(rawValue:)) ?? .ok
             guard let index = line.face, let box = line.bbox, box.count == 4, let score = line.score,
-                let crop = line.crop, let padded = line.padded
+                (line.crop != nil) == (status == .ok), let padded = line.padded
             else { return false }
             faces.append(
                 FaceRecord(
                     index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
                     target: line.target.flatMap(Target.init(rawValue:)) ?? .face, aligned: line.aligned ?? false,
-                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: crop, padded: padded,
+                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: line.crop ?? "", padded: padded,
                     landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
-                    transform: AlignmentJSON.transform(from: line.transform)))
+                    transform: AlignmentJSON.transform(from: line.transform),
+                    status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf))
         }
         record.faces = faces
         return true
@@ -102,5 +112,9 @@ enum Manifest {
         var width: Int?
         var height: Int?
         var error: String?
+        var status: String?
+        var phash: String?
+        var duplicateOf: String?
+        var split: String?
     }
 }

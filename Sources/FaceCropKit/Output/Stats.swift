@@ -19,9 +19,14 @@ struct Stats {
     var finishedAt = Date().timeIntervalSince1970
     /// Set by `merge`: the shards' runs, which the `run` section reports.
     var shardRuns: ShardRuns?
+    /// `--split`'s names, in order: crops per split are counted under `splits`.
+    var splitNames: [String] = []
 
     static func settingsJSON(_ settings: CropSettings, cascadePath: String, modelPath: String? = nil) -> JSON {
-        .object([
+        var curation: [(String, JSON)] = []
+        if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
+        if let split = settings.split { curation.append(("split", .string(split.description))) }
+        return .object([
             ("size", .int(settings.size)),
             ("margin", .double(settings.margin)),
             ("faces", .string(settings.faces.rawValue)),
@@ -41,7 +46,7 @@ struct Stats {
             ("align", .string(settings.align.settingsValue)),
             ("min_sharpness", .double(settings.minSharpness)),
             ("model_sha256", .string(settings.detector == .yunet ? modelPath.map(fileHash) ?? "" : "")),
-        ])
+        ] + curation)
     }
 
     static let settingsKeys = [
@@ -62,6 +67,9 @@ struct Stats {
             default: return nil
             }
         }
+        // Present only when set (runs without them keep their settings hash).
+        if let dedup = parsed["dedup"] as? Int { members.append(("dedup", .int(dedup))) }
+        if let split = parsed["split"] as? String { members.append(("split", .string(split))) }
         return .object(members)
     }
 
@@ -86,7 +94,15 @@ struct Stats {
         members += [
             ("photos", .int(counts.photos)),
             ("faces", .int(counts.faces)),
-            ("counts", .object([
+        ]
+        // Curation's counts appear when there is something to count, so a
+        // dataset without them keeps its bytes.
+        if counts.rejected > 0 { members.append(("rejected", .int(counts.rejected))) }
+        if counts.duplicate > 0 { members.append(("duplicate", .int(counts.duplicate))) }
+        if !splitNames.isEmpty {
+            members.append(("splits", .object(splitNames.map { ($0, .int(counts.splits[$0] ?? 0)) })))
+        }
+        members += [            ("counts", .object([
                 ("ok", .int(counts.ok)),
                 ("no_face", .int(counts.noFace)),
                 ("no_person", .int(counts.noPerson)),

@@ -17,6 +17,9 @@ public struct CropSettings: Sendable, Equatable {
     public var personOnly: Bool
     public var align: AlignMode
     public var minSharpness: Double
+    /// `--dedup`'s distance and `--split`: they decide which crops are kept and where.
+    public var dedup: Int?
+    public var split: SplitSpec?
 
     /// How a turned crop is filled past the photo's edge: `--pad`, with
     /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
@@ -45,5 +48,7 @@ public struct CropSettings: Sendable, Equatable {
         personOnly = options.personOnly
         align = options.align
         minSharpness = options.minSharpness
+        dedup = options.dedup
+        split = options.split
     }
 }

@@ -13,6 +13,8 @@ struct PhotoProcessor: Sendable {
     var fullDecodes = DecodeGate()
     /// Where each photo's crops are announced before they are written.
     var journal: Journal?
+    /// Faces a person rejected: they get no crop.
+    var rejections = RejectionsFile()
 
     private static let finished = Atomic<Int>(0)
 
@@ -20,7 +22,10 @@ struct PhotoProcessor: Sendable {
     /// recorded for it (same settings) when its size or time changed: if the
     /// content is the same, that record is kept and nothing is decoded.
     func process(_ photo: Photo, previous: PhotoRecord?, with detector: Detector) -> PhotoRecord {
-        let record = diagnosed { attempt(photo, previous: previous, with: detector) }
+        var record = diagnosed { attempt(photo, previous: previous, with: detector) }
+        if let split = settings.split, let sha256 = record.sha256, record.split == nil {
+            record.split = split.split(forSHA256: sha256)
+        }
         // Journal failures surface when the run commits; a lost entry only
         // means the photo is processed again after a crash.
         try? journal?.finish(record)
@@ -65,6 +70,10 @@ struct PhotoProcessor: Sendable {
         let source = FileName.display(photo.source)  // for messages
         let decoded = try DecodeStage.decode(bytes, settings: settings, gate: fullDecodes, source: source)
         var record = PhotoRecord(photo, status: .noFace, sha256: bytes.sha256)
+        let sha256 = bytes.sha256
+        // --split: the crops go to <split>/, the photo's own (by its content).
+        record.split = settings.split?.split(forSHA256: sha256)
+        let prefix = (record.split.map { $0 + "/" } ?? "") + photo.outputPrefix
         record.width = decoded.header.width
         record.height = decoded.header.height
         switch try DetectStage.detect(decoded, with: detector, settings: settings, source: source) {
@@ -73,11 +82,12 @@ struct PhotoProcessor: Sendable {
         case .faces(let faces, _) where faces.isEmpty:
             break
         case .faces(let faces, let scale):
-            let placement = PlaceStage.place(faces, full: decoded.full, prefix: photo.outputPrefix, settings: settings)
+            let placement = PlaceStage.place(faces, full: decoded.full, prefix: prefix, settings: settings)
+            let rejected = faces.map { rejections.rejects(sha256: sha256, box: $0.box) }
             let writer = WriteStage(
                 settings: settings, outputRoot: outputRoot, temporaries: temporaries, journal: journal, gate: fullDecodes)
             record.faces = try writer.write(
-                faces, placement, from: decoded, detectionScale: scale, prefix: photo.outputPrefix, source: source)
+                faces, placement, rejected: rejected, from: decoded, detectionScale: scale, prefix: prefix, source: source)
             record.status = .ok
         }
         return record

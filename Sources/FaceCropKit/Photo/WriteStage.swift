@@ -9,11 +9,21 @@ struct WriteStage {
     var journal: Journal?
     var gate: DecodeGate
 
-    /// Writes the crops of `faces` as `placement` says; returns their records.
+    /// Writes the crops of `faces` as `placement` says, but none for the
+    /// faces `rejected` (by a person); returns their records.
     func write(
-        _ faces: [FoundFace], _ placement: Placement, from decoded: Decoded, detectionScale scale: Double,
-        prefix: String, source: String
+        _ faces: [FoundFace], _ placement: Placement, rejected: [Bool], from decoded: Decoded,
+        detectionScale scale: Double, prefix: String, source: String
     ) throws(FaceCropError) -> [FaceRecord] {
+        let records = faces.enumerated().map { index, face in
+            let aligned = placement.faces[index]
+            return FaceRecord(
+                index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000, target: settings.target,
+                aligned: aligned.aligned, angle: aligned.aligned ? aligned.recordedAngle : 0, sharpness: face.sharpness,
+                padded: aligned.padded, landmarks: face.landmarks.map(AlignmentJSON.rounded),
+                status: rejected[index] ? .rejected : .ok)
+        }
+        guard rejected.contains(false) else { return records }
         let full = decoded.full
         let needed = placement.decodeScale
         // Cut from the smallest decode that still gives every crop its full
@@ -39,23 +49,19 @@ struct WriteStage {
             }
             let sx = Double(size.width) / Double(full.width)
             let sy = Double(size.height) / Double(full.height)
-            try prepare(placement.names, prefix: prefix, source: source)
+            try prepare(zip(placement.names, rejected).filter { !$0.1 }.map(\.0), prefix: prefix, source: source)
             var written: [String] = []
             var finished = false
             defer {
                 if !finished { for path in written { unlink(path) } }
             }
-            var records: [FaceRecord] = []
-            for (index, face) in faces.enumerated() {
-                let aligned = placement.faces[index]
-                let (encoded, transform) = try cut(aligned, from: picture, sx: sx, sy: sy, origin: origin, source: source)
+            var records = records
+            for index in faces.indices where !rejected[index] {
+                let (encoded, transform) = try cut(placement.faces[index], from: picture, sx: sx, sy: sy, origin: origin, source: source)
                 written.append(try save(encoded, as: placement.names[index], source: source))
-                records.append(
-                    FaceRecord(
-                        index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000,
-                        target: settings.target, aligned: aligned.aligned, angle: aligned.aligned ? aligned.recordedAngle : 0,
-                        sharpness: face.sharpness, crop: placement.names[index], padded: aligned.padded,
-                        landmarks: face.landmarks.map(AlignmentJSON.rounded), transform: AlignmentJSON.rounded(transform)))
+                records[index].crop = placement.names[index]
+                records[index].transform = AlignmentJSON.rounded(transform)
+                records[index].phash = try PerceptualHash(encoded: encoded, source: source)
             }
             finished = true
             return records

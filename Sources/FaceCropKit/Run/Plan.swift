@@ -15,7 +15,9 @@ struct Plan {
     /// The photos under the inputs (this shard's), against what the output
     /// folder remembers. Failed photos are tried again on every run, but for
     /// --check an unchanged photo that failed before is as up to date as any other.
-    static func make(_ setup: RunSetup) throws(FaceCropError) -> (plan: Plan, loaded: StateStore.Loaded) {
+    static func make(_ setup: inout RunSetup, temporaries: TemporaryFiles) throws(FaceCropError)
+        -> (plan: Plan, loaded: StateStore.Loaded)
+    {
         let options = setup.options
         let finder = PhotoFinder(
             include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output)
@@ -25,11 +27,19 @@ struct Plan {
             found.problems.removeAll { !shard.owns(label: $0.label, source: $0.source) }
         }
         let loaded = setup.store.load(settingsHash: setup.settingsHash)
-        let plan = Plan(found: found, loaded: loaded, overwrite: options.overwrite, retryErrors: !options.check, output: setup.output)
+        if options.recordDeletions && !setup.readOnly {
+            setup.recordedDeletions = try DeletedCrops.record(found.photos, loaded: loaded, setup: &setup, temporaries: temporaries)
+        }
+        let plan = Plan(
+            found: found, loaded: loaded, overwrite: options.overwrite, retryErrors: !options.check, output: setup.output,
+            rejections: setup.rejections, regroup: setup.settings.dedup != nil && options.shard == nil)
         return (plan, loaded)
     }
 
-    init(found: PhotoFinder.Found, loaded: StateStore.Loaded, overwrite: Bool, retryErrors: Bool, output: String) {
+    init(
+        found: PhotoFinder.Found, loaded: StateStore.Loaded, overwrite: Bool, retryErrors: Bool, output: String,
+        rejections: RejectionsFile = RejectionsFile(), regroup: Bool = false
+    ) {
         self.overwrite = overwrite
         var present: Set<String> = []
         for photo in found.photos {
@@ -43,6 +53,9 @@ struct Plan {
             let cropsThere = record.crops.allSatisfy { access(output + "/" + $0, F_OK) == 0 }
             if record.status == .error && (retryErrors || record.sha256 == nil) {
                 reasons[key] = "failed before"
+                items.append(.photo(photo, previous: nil))
+            } else if let change = Self.rejectionChange(record, rejections: rejections) {
+                reasons[key] = change
                 items.append(.photo(photo, previous: nil))
             } else if !cropsThere {
                 reasons[key] = "crop missing"
@@ -64,6 +77,7 @@ struct Plan {
         gone = loaded.records.values.filter { !present.contains($0.key) }
             .map { PhotoFinder.join($0.label, $0.source) }
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        if regroup { reprocessDuplicates(found.photos) }
     }
 
     /// The earlier record a stopped run keeps for an item it did not reach.

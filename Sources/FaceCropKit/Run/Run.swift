@@ -8,7 +8,7 @@ extension FaceCropCommand {
         var setup = try RunSetup(options, stop: stop)
         // Held to the end of the run, however it ends.
         defer { setup.lock?.release() }
-        let (plan, loaded) = try Plan.make(setup)
+        let (plan, loaded) = try Plan.make(&setup, temporaries: temporaries)
         if setup.readOnly {
             return CheckReport.report(plan, loaded: loaded, setup: setup)
         }

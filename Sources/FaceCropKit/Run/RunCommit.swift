@@ -11,6 +11,7 @@ enum RunCommit {
         _ processed: Processed, plan: Plan, loaded: StateStore.Loaded, files: RunFiles, setup: RunSetup, elapsed: Double
     ) -> Committed {
         var writeFailure = processed.writeFailure
+        var counts = processed.counts
         var removed = 0
         if processed.completed && writeFailure == nil && setup.options.prune {
             removed = Prune.files(processed.unclaimed, in: setup.output)
@@ -28,14 +29,24 @@ enum RunCommit {
                 }
                 try files.manifest.commit()
                 try files.state.commit()
+                // Near-duplicates are grouped over the whole dataset; shards
+                // write every crop and `merge` groups them.
+                if let threshold = setup.settings.dedup, setup.options.shard == nil, processed.completed {
+                    let reused = counts.reused
+                    counts = try DedupStep.run(
+                        store: setup.store, output: setup.output, threshold: threshold, split: setup.settings.split,
+                        settingsHash: setup.settingsHash, settings: setup.described, temporaries: files.temporaries)
+                    counts.reused = reused
+                }
             } catch {
                 writeFailure = error
             }
         }
-        let stats = Stats(
-            settings: setup.described, settingsHash: setup.settingsHash, counts: processed.counts, elapsed: elapsed,
+        var stats = Stats(
+            settings: setup.described, settingsHash: setup.settingsHash, counts: counts, elapsed: elapsed,
             jobs: setup.options.effectiveJobs, interrupted: !processed.completed && writeFailure == nil, removed: removed,
             shard: setup.options.shard)
+        stats.splitNames = setup.settings.split?.parts.map(\.name) ?? []
         if writeFailure == nil {
             do throws(WriteFailure) {
                 try AtomicFile.write(

@@ -30,6 +30,9 @@ enum RunFinish {
         }
         if !options.quiet {
             Terminal.stderr(stats.summaryLine(output: output) + "\n")
+            if setup.recordedDeletions > 0 {
+                Terminal.stderr(DeletedCrops.summary(setup.recordedDeletions, path: setup.rejectionsPath) + "\n")
+            }
         }
         if let signal = stop.requested {
             return signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted

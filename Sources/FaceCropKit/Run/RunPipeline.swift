@@ -21,6 +21,7 @@ enum RunPipeline {
     ) async -> Processed {
         var processor = PhotoProcessor(settings: setup.settings, outputRoot: setup.output, temporaries: files.temporaries)
         processor.journal = files.journal
+        processor.rejections = setup.rejections
         let progress = Progress(total: plan.items.count, showBar: !setup.options.quiet && Terminal.stderrIsTerminal)
         var processed = Processed(unclaimed: loaded.written)
         // The detectors (OpenCV's models and buffers) go with the pipeline

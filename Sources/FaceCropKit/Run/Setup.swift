@@ -19,6 +19,11 @@ struct RunSetup {
     var described: JSON
     var settingsHash: String
     var store: StateStore
+    /// The rejections file (`--rejections`, else in the output) and its entries.
+    var rejectionsPath: String
+    var rejections: RejectionsFile
+    /// Crops found deleted and recorded as rejections by this run.
+    var recordedDeletions = 0
     /// This run's hold on the output folder and shard (`OutputLock`): taken
     /// before any file of the dataset is read or written; nil for a `--check` or
     /// `--dry-run` of a folder no run has written yet.
@@ -45,6 +50,12 @@ struct RunSetup {
         settings = CropSettings(options)
         described = Stats.settingsJSON(settings, cascadePath: config.cascadePath, modelPath: config.modelPath)
         settingsHash = Stats.hash(described)
+        rejectionsPath = options.rejections ?? (output as NSString).appendingPathComponent(RejectionsFile.defaultName)
+        do throws(RejectionsError) {
+            rejections = try RejectionsFile.load(path: rejectionsPath)
+        } catch {
+            throw .usage(error.description)
+        }
         if !readOnly { try Self.makeOutput(output) }
         // Last, once nothing else can fail first: a run that stops on a bad
         // ffmpeg, cascade or model leaves no folder behind, and the lock

@@ -1,0 +1,110 @@
+import Foundation
+
+/// `--dedup` (and `--split` with it) over a whole committed dataset: after a
+/// run (not a shard's) and after `merge`. Reads the state file three times,
+/// one record at a time, and holds only an index of a few bytes per face
+/// (hash, sharpness, area, where it is) and each photo's content hash.
+enum DedupStep {
+    struct Place: Equatable {
+        var record: Int
+        var face: Int
+    }
+
+    /// Regroups the dataset in `store`'s folder: duplicates lose their crop
+    /// and get `duplicate_of`, and with `split` every photo moves (its crops
+    /// renamed) to its near-duplicate unit's split. Rewrites the manifest and
+    /// the state file; returns the dataset's counts.
+    static func run(
+        store: StateStore, output: String, threshold: Int, split: SplitSpec?, settingsHash: String, settings: JSON,
+        temporaries: TemporaryFiles
+    ) throws(WriteFailure) -> RunCounts {
+        // Pass 1: the index.
+        var faces: [DedupFace] = []
+        var places: [Place] = []
+        var photos: [String] = []
+        for (number, record) in store.records.enumerated() {
+            photos.append(record.sha256 ?? "")
+            for face in record.faces where face.status != .rejected {
+                guard let hash = face.phash else { continue }
+                faces.append(DedupFace(hash: hash, sharpness: face.sharpness, area: face.box.area))
+                places.append(Place(record: number, face: face.index))
+            }
+        }
+        let keepers = Dedup.keepers(faces, threshold: threshold)
+        let splits = split.map { spec in
+            let ranked = faces.indices.filter { keepers[$0] == nil }.sorted { Dedup.better(faces[$0], than: faces[$1]) }
+            return spec.splits(
+                photos: photos, faces: places.indices.map { (places[$0].record, keepers[$0]) }, ranked: ranked)
+        }
+        var keptBy: [Int: [Int: Int]] = [:]  // record -> face -> index in `faces`
+        for (index, place) in places.enumerated() { keptBy[place.record, default: [:]][place.face] = index }
+        // Pass 2: the crops duplicates point to, where they will be.
+        let referenced = Set(keepers.compactMap { $0 })
+        var keptCrops: [Int: String] = [:]
+        for (number, record) in store.records.enumerated() {
+            for face in record.faces {
+                guard let index = keptBy[number]?[face.index], referenced.contains(index) else { continue }
+                keptCrops[index] = moved(face.crop, from: record.split, to: splits?[number])
+            }
+        }
+        // Pass 3: every record regrouped, written anew.
+        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
+        let state = try store.writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        var counts = RunCounts()
+        for (number, var record) in store.records.enumerated() {
+            try regroup(&record, keepers: keepers, index: keptBy[number] ?? [:], keptCrops: keptCrops, split: splits?[number], root: output)
+            counts.add(record)
+            let lines = Manifest.lines(of: record)
+            try state.append(record, lines: lines)
+            try manifest.append(lines)
+        }
+        try manifest.commit()
+        try state.commit()
+        return counts
+    }
+
+    /// One record regrouped: each face kept (with its crop, moved to `split`)
+    /// or a duplicate (its crop removed).
+    private static func regroup(
+        _ record: inout PhotoRecord, keepers: [Int?], index: [Int: Int], keptCrops: [Int: String], split: String?,
+        root: String
+    ) throws(WriteFailure) {
+        let from = record.split
+        for position in record.faces.indices {
+            var face = record.faces[position]
+            guard let at = index[face.index] else { continue }
+            if let kept = keepers[at] {
+                if !face.crop.isEmpty { unlink(root + "/" + face.crop) }
+                face.crop = ""
+                face.status = .duplicate
+                face.duplicateOf = keptCrops[kept]
+            } else if face.status == .duplicate {
+                // Kept now, but its crop was not made: cannot happen when the
+                // plan reprocessed every photo with duplicates after a change.
+                face.status = .ok
+                face.duplicateOf = nil
+            } else {
+                face.duplicateOf = nil
+                let target = moved(face.crop, from: from, to: split)
+                if target != face.crop { try rename(face.crop, to: target, root: root) }
+                face.crop = target
+            }
+            record.faces[position] = face
+        }
+        if split != nil { record.split = split }
+    }
+
+    /// `crop` under the split folder `to` instead of `from`.
+    static func moved(_ crop: String, from: String?, to: String?) -> String {
+        guard let from, let to, from != to, crop.hasPrefix(from + "/") else { return crop }
+        return to + "/" + crop.dropFirst(from.count + 1)
+    }
+
+    private static func rename(_ crop: String, to target: String, root: String) throws(WriteFailure) {
+        let path = root + "/" + target
+        try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
+        guard Foundation.rename(root + "/" + crop, path) == 0 else {
+            throw WriteFailure(reason: "'\(crop)': \(systemError(errno))", code: errno)
+        }
+    }
+}
