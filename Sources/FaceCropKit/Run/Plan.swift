@@ -60,7 +60,7 @@ struct Plan {
             } else if !cropsThere {
                 reasons[key] = "crop missing"
                 items.append(.photo(photo, previous: nil))
-            } else if record.faces.contains(where: { $0.transform == nil }) {
+            } else if record.faces.contains(where: { $0.status == .ok && $0.transform == nil }) {
                 // Made before the manifest had landmarks and transforms.
                 reasons[key] = "no transform recorded"
                 items.append(.photo(photo, previous: nil))
