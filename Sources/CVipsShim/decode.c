@@ -21,6 +21,7 @@ void shim_read_header(VipsImage *image, CVipsShim_Header *header) {
         header->height = header->stored_height;
     }
     header->bands = vips_image_get_bands(image);
+    header->sample_bytes = (int)vips_format_sizeof(vips_image_get_format(image));
 }
 
 int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *header,

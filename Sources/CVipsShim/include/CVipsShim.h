@@ -66,6 +66,8 @@ typedef struct {
     /// EXIF orientation 1...8 (1 when absent or out of range).
     int orientation;
     int bands;
+    /// Bytes of one band of one pixel as decoded: 1 for 8-bit, 2 for 16-bit.
+    int sample_bytes;
     /// The libvips loader, e.g. "jpegload_buffer" or "jpegload_source".
     char loader[48];
     /// 1 when read by CVipsShim_ReadHeaderFile and CVipsShim_LoadScaledFile

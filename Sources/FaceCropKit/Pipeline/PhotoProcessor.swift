@@ -189,23 +189,24 @@ struct PhotoProcessor: Sendable {
             sha256: sha256)
 
         // Detect on a small upright decode; it stays in memory because the
-        // crops may be cut from it too. JPEG and WebP shrink while they load:
-        // the detection decode is the decoder's own reduction that keeps at
-        // least 3/4 of --detect-size (4032 px -> 1008 px, a 1/4 decode),
-        // resized only when it is still larger. Other formats (HEIC, PNG,
-        // TIFF, AVIF) can only be decoded whole, so they are decoded once, at
-        // full size, the detection copy is made from that and the crops are
-        // cut from it: one decode, not two.
-        let shrinksOnLoad = header.loader.hasPrefix("jpegload") || header.loader.hasPrefix("webpload")
+        // crops may be cut from it too. Photos that stream (JPEG, WebP,
+        // upright PNG and TIFF) are decoded from the file at detection size:
+        // JPEG and WebP by the decoder's own reduction that keeps at least
+        // 3/4 of --detect-size (4032 px -> 1008 px, a 1/4 decode), resized
+        // only when it is still larger; PNG and TIFF read top to bottom and
+        // shrunk on the way. Other formats (HEIC, AVIF, ...) can only be
+        // decoded whole, so they are decoded once, at full size, within the
+        // gate's byte budget, the detection copy is made from that and the
+        // crops are cut from it: one decode, not two.
         let detectScale = min(1, Double(settings.detectSize) / Double(max(header.width, header.height)))
         var whole: Picture?
         let small: Picture
-        if shrinksOnLoad {
+        if header.streams {
             small = try Picture.load(
                 bytes, header: header, minScale: detectScale * 0.75, fittingIn: settings.detectSize,
                 settings.detectSize, source: source)
         } else {
-            let decoded = try fullDecodes.admit(pixels: header.storedWidth * header.storedHeight) { () throws(FaceCropError) in
+            let decoded = try fullDecodes.admit(bytes: header.decodedBytes) { () throws(FaceCropError) in
                 try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: source)
             }
             whole = decoded
@@ -257,16 +258,15 @@ struct PhotoProcessor: Sendable {
         // Cut from the smallest decode that still gives every crop its full
         // resolution: the detection decode when it is enough.
         let needed = CropGeometry.decodeScale(for: squares, outputSide: settings.size)
-        // Otherwise a JPEG/WebP decode at the decoder's reduction that still
-        // has every crop's resolution (each crop is resized from it on its
-        // own), of only the part of the photo the crops cover: the decoder
-        // stops at its bottom row. A large one is decoded and cut while
-        // holding the whole-decode gate, so at most one such picture is in
-        // memory at a time.
+        // Otherwise a decode from the file (JPEG/WebP at the decoder's
+        // reduction that still has every crop's resolution, PNG/TIFF at full
+        // size; each crop is resized from it on its own) of only the part of
+        // the photo the crops cover: the decoder stops at its bottom row. A
+        // large one is decoded and cut within the gate's byte budget.
         let fresh = scale < needed * 0.999 && whole == nil
         let cover = CropGeometry.cover(squares, grow: settings.align ? 0.25 : 0, width: full.width, height: full.height)
-        let freshPixels = fresh ? Double(cover.width * cover.height) * min(1, needed * needed) : 0
-        try fullDecodes.admit(pixels: Int(freshPixels)) { () throws(FaceCropError) in
+        let freshBytes = fresh ? Double(cover.width * cover.height * header.pixelBytes) * min(1, needed * needed) : 0
+        try fullDecodes.admit(bytes: Int(freshBytes)) { () throws(FaceCropError) in
             let picture: Picture
             var origin = (x: 0, y: 0)
             var decoded: (width: Int, height: Int)
