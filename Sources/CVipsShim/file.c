@@ -66,6 +66,25 @@ static void file_options(const CVipsShim_Header *header, double min_scale, doubl
     }
 }
 
+// A PNG or TIFF (upright) fitted in the box by vips_thumbnail: read top to
+// bottom and shrunk on the way. The same pixels as vips_thumbnail_image of
+// the whole decode (what a decode from memory does), several times faster
+// than vips_thumbnail_image of a sequential image, which re-reads it. A
+// pyramid TIFF is shrunk from the pyramid's smallest page that is large
+// enough.
+static int thumbnail_file(const char *path, int max_width, int max_height, CVipsShim_Image **result,
+                          char **message) {
+    VipsSource *source = vips_source_new_from_file(path);
+    if (!source) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
+    VipsImage *out = NULL;
+    int failed = vips_thumbnail_source(source, &out, max_width, "height", max_height, "size", VIPS_SIZE_DOWN,
+                                       "no_rotate", TRUE, "option_string", "fail_on=truncated", NULL);
+    g_object_unref(source);
+    if (failed) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
+    *result = shim_handle(out);
+    return CVipsShim_OK;
+}
+
 int CVipsShim_LoadScaledFile(const char *path, const CVipsShim_Header *header, double min_scale,
                              int max_width, int max_height, CVipsShim_Image **result, char **message) {
     if (!path || !header || !header->streams || max_width < 1 || max_height < 1 || !result ||
@@ -73,6 +92,7 @@ int CVipsShim_LoadScaledFile(const char *path, const CVipsShim_Header *header, d
         return shim_fail(CVipsShim_BadArgument, message, "bad arguments to LoadScaledFile");
     }
     *result = NULL;
+    if (!shrinks_on_load(header)) return thumbnail_file(path, max_width, max_height, result, message);
     double fit_scale = MIN((double)max_width / header->width, (double)max_height / header->height);
     if (fit_scale > 1) fit_scale = 1;
     if (min_scale > fit_scale) min_scale = fit_scale;
