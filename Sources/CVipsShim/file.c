@@ -35,7 +35,10 @@ int CVipsShim_ReadHeaderFile(const char *path, CVipsShim_Header *header, char **
     const char *loader = vips_foreign_find_load_source(source);
     if (!loader) {
         g_object_unref(source);
-        return shim_fail(CVipsShim_DecodeFailed, message, "not an image libvips can read");
+        // The words a decode from memory has always reported (libvips'
+        // "buffer is not in a known format"), so manifests stay the same.
+        vips_error_clear();
+        return shim_fail(CVipsShim_DecodeFailed, message, "VipsForeignLoad: buffer is not in a known format");
     }
     const char *nickname = vips_nickname_find(g_type_from_name(loader));
     g_strlcpy(header->loader, nickname ? nickname : loader, sizeof header->loader);
