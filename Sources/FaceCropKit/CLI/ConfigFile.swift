@@ -107,10 +107,10 @@ enum ConfigFile {
     {
         let place = "'\(path)' line \(line)"
         let name = "--" + key
-        guard !key.isEmpty, !key.hasPrefix("-"), let spec = OptionTable.all.first(where: { $0.names.contains(name) }) else {
+        guard !key.isEmpty, !key.hasPrefix("-"), let spec = OptionTable.spec(named: name) else {
             throw .usage("\(place): unknown option '\(key)'")
         }
-        guard !OptionTable.commandLineOnly.contains(name) else {
+        guard !spec.commandLineOnly else {
             throw .usage("\(place): '\(key)' can only be given on the command line")
         }
         if spec.value == nil {
@@ -124,14 +124,14 @@ enum ConfigFile {
                 default: throw .usage("\(place): '\(key)' is a flag: write '\(key) = true' or '\(key) = false', not '\(text)'")
                 }
             }
-            if on { try OptionTable.apply(spec, &options, "") }
+            if on { try ArgumentReader.apply(spec, &options, "") }
             return
         }
         guard case .text(let text) = value else {
             throw .usage("\(place): '\(key)' needs a value (\(spec.value!)), not true/false")
         }
         do {
-            try OptionTable.apply(spec, &options, text)
+            try ArgumentReader.apply(spec, &options, text)
         } catch {
             throw .usage("\(place): \(error.reason)")
         }

@@ -16,6 +16,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case decodeFailed(String, reason: String)
     case tooLarge(String, reason: String)
     case detectionFailed(String, reason: String)
+    case encodeFailed(String, reason: String)
     case writeFailed(String, reason: String)
     /// The output is full: the run stops (the finished photos are kept).
     case outputFull(String, reason: String)
@@ -35,6 +36,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .decodeFailed(_, let reason): "could not decode: \(reason)"
         case .tooLarge(_, let reason): "refused: \(reason)"
         case .detectionFailed(_, let reason): "face detection failed: \(reason)"
+        case .encodeFailed(_, let reason): "could not encode: \(reason)"
         case .writeFailed(_, let reason): "could not write crop: \(reason)"
         case .outputFull(_, let reason): "output is full: \(reason)"
         }
@@ -55,39 +57,20 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .modelUnavailable(let path, let reason):
             return "cannot load model '\(path)': \(reason) (--detector yunet needs --model FILE.onnx, a YuNet face detection model)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
-            .tooLarge(let path, _), .detectionFailed(let path, _), .writeFailed(let path, _), .outputFull(let path, _):
+            .tooLarge(let path, _), .detectionFailed(let path, _), .encodeFailed(let path, _), .writeFailed(let path, _),
+            .outputFull(let path, _):
             return "'\(path)': \(reason)"
         }
     }
 
-    /// The exit status for a failure that stops the run (sysexits.h values).
+    /// The exit status for a failure that stops the run (see `ExitStatus.table`).
     public var exitStatus: Int32 {
         switch self {
         case .usage: ExitStatus.usage
         case .inputMissing: ExitStatus.noInput
         case .outputUnusable: ExitStatus.cannotCreate
-        case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable: ExitStatus.unavailable
+        case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable, .libraryFailed: ExitStatus.unavailable
         default: ExitStatus.failure
         }
     }
-}
-
-/// facecrop's exit statuses.
-public enum ExitStatus {
-    /// Every photo was processed (photos without a face included).
-    public static let success: Int32 = 0
-    /// At least one photo could not be processed.
-    public static let failure: Int32 = 1
-    /// The command line was wrong (EX_USAGE).
-    public static let usage: Int32 = 64
-    /// An input path does not exist or cannot be read (EX_NOINPUT).
-    public static let noInput: Int32 = 66
-    /// The cascade, a library or ffmpeg (for clips) could not be loaded (EX_UNAVAILABLE).
-    public static let unavailable: Int32 = 69
-    /// The output folder cannot be created or written (EX_CANTCREAT).
-    public static let cannotCreate: Int32 = 73
-    /// Interrupted by SIGINT (128 + 2).
-    public static let interrupted: Int32 = 130
-    /// Stopped by SIGTERM (128 + 15).
-    public static let terminated: Int32 = 143
 }

@@ -5,17 +5,6 @@ import Foundation
 /// so none of them can list an option the parser does not know or miss one
 /// it does.
 enum Manual {
-    static let exitStatuses: [(String, String)] = [
-        ("0", "Every photo was processed (photos without a face included)."),
-        ("1", "At least one photo could not be processed (see the manifest's error lines), or a dataset file could not be written."),
-        ("64", "Usage error."),
-        ("66", "An input path does not exist or cannot be read."),
-        ("69", "The cascade cannot be loaded."),
-        ("73", "The output folder cannot be created or written."),
-        ("130", "Interrupted (SIGINT)."),
-        ("143", "Terminated (SIGTERM)."),
-    ]
-
     // MARK: man page
 
     /// The manual page in roff (man macros), for `man -l -` or facecrop.1.
@@ -70,8 +59,8 @@ enum Manual {
             text("or a JSON object with the same names: {\"size\": 224, \"include\": [\"*.jpg\", \"*.png\"]}. An unknown name is a usage error naming the file and the line. Relative paths in the file are taken from the current folder, as on the command line."),
             ".SH EXIT STATUS",
         ]
-        for (status, meaning) in exitStatuses {
-            lines += [".TP", ".B \(status)", text(meaning)]
+        for entry in ExitStatus.table {
+            lines += [".TP", ".B \(entry.status)", text(entry.meaning)]
         }
         lines += [
             ".SH EXAMPLES",
@@ -117,7 +106,7 @@ enum Manual {
         case none, folder, file, words([String])
     }
 
-    private static func kind(_ spec: OptionSpec) -> ValueKind? {
+    private static func kind(_ spec: OptionSpec<Options>) -> ValueKind? {
         guard let value = spec.value else { return nil }
         if value.contains("|") { return .words(value.split(separator: "|").map(String.init)) }
         switch value {

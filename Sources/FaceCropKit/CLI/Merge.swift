@@ -6,6 +6,29 @@ import Foundation
 enum MergeCommand {
     static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json]"
 
+    /// What `merge` is told on the command line.
+    struct Settings: Sendable {
+        var folders: [String] = []
+        var quiet = false
+        var json = false
+        var showHelp = false
+    }
+
+    static let options: [OptionSpec<Settings>] = [
+        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
+        .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
+        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+    ]
+
+    static var help: String {
+        let lines = [
+            usage, "",
+            "Combines the output folders of 'facecrop --shard K/N' runs (or one shared",
+            "output folder) into one dataset in <out>.", "", "Options:",
+        ]
+        return (lines + ArgumentReader.helpLines(options)).joined(separator: "\n") + "\n"
+    }
+
     struct ShardState {
         var folder: String
         var shard: Shard
@@ -13,31 +36,24 @@ enum MergeCommand {
     }
 
     static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
-        var folders: [String] = []
-        var quiet = false
-        var json = false
-        for argument in arguments {
-            switch argument {
-            case "-q", "--quiet": quiet = true
-            case "--json": json = true
-            case "-h", "--help":
-                Terminal.stdout(usage + "\n\nCombines the output folders of 'facecrop --shard K/N' runs (or one shared\noutput folder) into one dataset in <out>.\n")
-                return ExitStatus.success
-            default:
-                if argument.hasPrefix("-") {
-                    Terminal.stderr("Error: unknown option '\(argument)'\n\(usage)\nSee 'facecrop --help' for more information.\n")
-                    return ExitStatus.usage
-                }
-                folders.append(argument)
-            }
+        var settings = Settings()
+        do {
+            _ = try ArgumentReader.read(arguments, table: options, into: &settings) { $0.folders.append($1) }
+        } catch {
+            return ArgumentReader.usageError(error.description, usage: usage)
         }
+        if settings.showHelp {
+            Terminal.stdout(help)
+            return ExitStatus.success
+        }
+        let folders = settings.folders
         guard folders.count >= 2 else {
-            Terminal.stderr("Error: merge needs an output folder and at least one shard folder\n\(usage)\nSee 'facecrop --help' for more information.\n")
-            return ExitStatus.usage
+            return ArgumentReader.usageError("merge needs an output folder and at least one shard folder", usage: usage)
         }
         do {
             return try await merge(
-                into: folders[0], from: Array(folders.dropFirst()), quiet: quiet, json: json, stop: stop, temporaries: temporaries)
+                into: folders[0], from: Array(folders.dropFirst()), quiet: settings.quiet, json: settings.json, stop: stop,
+                temporaries: temporaries)
         } catch {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus
@@ -76,6 +92,51 @@ enum MergeCommand {
         try Vips.start()
         var shards: [ShardState] = []
         for folder in folders { shards += try findShards(in: folder) }
+        let (count, hash, settings) = try checkComplete(shards, folders: folders)
+
+        do throws(WriteFailure) {
+            try AtomicFile.makeFolder(output)
+            let store = StateStore(output: output, shard: nil)
+            try store.prepare()
+            temporaries.use(folder: store.temporaryFolder)
+            let records = try gather(shards, into: output, temporaries: temporaries)
+            let merged = try write(records, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
+            let runs = shardRuns(shards, photos: merged.photos, started: started)
+            var stats = Stats(
+                settings: settings, settingsHash: hash, counts: merged,
+                elapsed: runs.merge, jobs: 1, interrupted: false, removed: 0, shard: nil)
+            stats.shardRuns = runs
+            try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
+            if json { Terminal.stdout(stats.json.serialized() + "\n") }
+            if !quiet {
+                Terminal.stderr("facecrop: merged \(count) shards: \(merged.photos) photos, \(merged.faces) faces; \(runs.summary) -> '\(output)'\n")
+            }
+            // The contact sheet and report of the whole dataset (shards make none).
+            let failures = await Finishers.run(
+                FinishedRun(output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop),
+                FinishSettings())
+            for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
+            return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
+        } catch {
+            throw .outputUnusable(output, reason: error.reason)
+        }
+    }
+
+    /// The shards' own run, read from their stats files, and the merge's time.
+    static func shardRuns(_ shards: [ShardState], photos: Int, started: ContinuousClock.Instant) -> ShardRuns {
+        var runs = ShardRuns(photos: photos)
+        for state in shards {
+            runs.add(statsAt: state.folder + "/stats" + StateStore(output: state.folder, shard: state.shard).suffix + ".json")
+        }
+        runs.merge = Progress.seconds(ContinuousClock.now - started)
+        return runs
+    }
+
+    /// Checks that `shards` are all N shards of one run, each once, made with
+    /// the same settings. Returns N, the settings hash and the settings.
+    static func checkComplete(_ shards: [ShardState], folders: [String]) throws(FaceCropError)
+        -> (count: Int, hash: String, settings: JSON)
+    {
         let count = shards[0].shard.count
         let hash = shards[0].loaded.settingsHash
         for state in shards where state.shard.count != count || state.loaded.settingsHash != hash {
@@ -89,52 +150,45 @@ enum MergeCommand {
         guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].loaded.header["settings"] as? [String: Any]) else {
             throw .inputMissing(shards[0].folder, reason: "the shard records have no settings")
         }
+        return (count, hash, settings)
+    }
 
-        do throws(WriteFailure) {
-            try AtomicFile.makeFolder(output)
-            let store = StateStore(output: output, shard: nil)
-            try store.prepare()
-            temporaries.use(folder: store.temporaryFolder)
-            let outputIdentity = FileIdentity(path: output, follow: true)
-            var records: [PhotoRecord] = []
-            for state in shards {
-                let sameFolder = FileIdentity(path: state.folder, follow: true) == outputIdentity
-                for record in state.loaded.stateRecords {
-                    if !sameFolder {
-                        for crop in record.crops {
-                            try place(crop, from: state.folder, into: output, temporaries: temporaries)
-                        }
+    /// Every shard's records in manifest order, their crops placed in
+    /// `output` (unless a shard wrote into `output` itself).
+    static func gather(_ shards: [ShardState], into output: String, temporaries: TemporaryFiles) throws(WriteFailure)
+        -> [PhotoRecord]
+    {
+        let outputIdentity = FileIdentity(path: output, follow: true)
+        var records: [PhotoRecord] = []
+        for state in shards {
+            let sameFolder = FileIdentity(path: state.folder, follow: true) == outputIdentity
+            for record in state.loaded.stateRecords {
+                if !sameFolder {
+                    for crop in record.crops {
+                        try place(crop, from: state.folder, into: output, temporaries: temporaries)
                     }
-                    records.append(record)
                 }
+                records.append(record)
             }
-            records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
-            var counts = RunCounts()
-            let manifest = try ManifestWriter(outputRoot: output, temporaries: temporaries)
-            for record in records {
-                counts.add(record)
-                try manifest.append(record)
-            }
-            try manifest.commit()
-            try store.commit(records, settingsHash: hash, settings: settings, temporaries: temporaries)
-            let stats = Stats(
-                settings: settings, settingsHash: hash, counts: counts,
-                elapsed: Progress.seconds(ContinuousClock.now - started), jobs: 1, interrupted: false, removed: 0, shard: nil)
-            try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
-            if json { Terminal.stdout(stats.json.serialized() + "\n") }
-            if !quiet {
-                Terminal.stderr("facecrop: merged \(count) shards: \(counts.photos) photos, \(counts.faces) faces -> '\(output)'\n")
-            }
-            // The contact sheet and report of the whole dataset (shards make none).
-            var options = Options()
-            options.output = output
-            let failures = await Finishers.run(
-                FinishedRun(output: output, options: options, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop))
-            for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
-            return counts.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
-        } catch {
-            throw .outputUnusable(output, reason: error.reason)
         }
+        records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+        return records
+    }
+
+    /// Writes the merged manifest and state file; returns the counts.
+    static func write(
+        _ records: [PhotoRecord], into output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles
+    ) throws(WriteFailure) -> RunCounts {
+        var counts = RunCounts()
+        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
+        for record in records {
+            counts.add(record)
+            try manifest.append(Manifest.lines(of: record))
+        }
+        try manifest.commit()
+        try StateStore(output: output, shard: nil)
+            .commit(records, settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        return counts
     }
 
     /// Hard-links (or copies) one crop into the merged folder, atomically.

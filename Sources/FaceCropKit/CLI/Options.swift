@@ -80,40 +80,11 @@ public struct Options: Sendable, Equatable {
     public var effectiveDetectSize: Int { detectSize ?? (detector == .yunet ? 640 : 1024) }
 }
 
-/// One command-line option: its names, value, help, and what it does. The
-/// parser, `--help` and the README's table all come from `OptionTable.all`.
-struct OptionSpec: Sendable {
-    let names: [String]
-    /// The value's name in help (`nil`: a flag without a value).
-    let value: String?
-    let help: String
-    let apply: @Sendable (inout Options, String) throws -> Void
-    /// Whether each use adds a value (`--include`) rather than replacing it.
-    var repeatable = false
-
-    func repeated() -> OptionSpec {
-        var spec = self
-        spec.repeatable = true
-        return spec
-    }
-
-    static func flag(_ names: [String], _ help: String, _ set: @escaping @Sendable (inout Options) -> Void) -> OptionSpec {
-        OptionSpec(names: names, value: nil, help: help) { options, _ in set(&options) }
-    }
-
-    static func value(
-        _ names: [String], _ value: String, _ help: String,
-        _ apply: @escaping @Sendable (inout Options, String) throws -> Void
-    ) -> OptionSpec {
-        OptionSpec(names: names, value: value, help: help, apply: apply)
-    }
-}
-
 public enum OptionTable {
     public static let version = "0.1.0"
     public static let usage = "Usage: facecrop <photos>... -o <dir> [options]"
 
-    static let all: [OptionSpec] = [
+    static let all: [OptionSpec<Options>] = [
         .value(["-o", "--output"], "DIR", "Folder for crops, manifest.jsonl and stats.json (created if missing).") {
             $0.output = $1
         },
@@ -191,24 +162,24 @@ public enum OptionTable {
         },
         .value(["--clip-codec"], "prores|hevc|vp9", "Clip codec, all with alpha (default: from --clip's extension, else prores; hevc needs ffmpeg >= 7.1).") {
             $0.clipCodec = try choice($1, "--clip-codec")
-        },
+        }.forClips(),
         .value(["--clip-fps"], "N", "Clip frame rate (default 25).") {
             $0.clipFPS = try int($1, "--clip-fps", 1...240)
-        },
+        }.forClips(),
         .value(["--clip-size"], "N", "Side of the clip's frames in pixels, even (default: --size, rounded down to even).") {
             let side = try int($1, "--clip-size", 16...4096)
             guard side % 2 == 0 else { throw FaceCropError.usage("'--clip-size' must be even, not '\($1)'") }
             $0.clipSize = side
-        },
+        }.forClips(),
         .value(["--clip-hold"], "N", "Frames each crop is shown for (default 1).") {
             $0.clipHold = try int($1, "--clip-hold", 1...1000)
-        },
+        }.forClips(),
         .value(["--clip-mask"], "oval|rect|none", "Opaque part of each frame: an oval around the face box, the box, or all (default oval).") {
             $0.clipMask = try choice($1, "--clip-mask")
-        },
+        }.forClips(),
         .value(["--ffmpeg"], "PATH", "ffmpeg for clips (default: FACECROP_FFMPEG, else ffmpeg on PATH).") {
             $0.ffmpeg = $1
-        },
+        }.forClips(),
         .flag(["--follow-links"], "Follow symbolic links (default: skip them).") { $0.followLinks = true },
         .flag(["--no-contact-sheet"], "Do not write contact-sheet.png (a grid of every crop, numbered; one per 1000 crops).") {
             $0.contactSheet = false
@@ -220,29 +191,30 @@ public enum OptionTable {
         .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
         .value(["--config"], "FILE", "Read options from FILE ('name = value' lines or a JSON object, names without '--'); the command line overrides it.") {
             $0.configs.append($1)
-        }.repeated(),
-        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
-        .flag(["--version"], "Show the version.") { $0.showVersion = true },
-        .flag(["--man"], "Print the manual page (roff) on stdout.") { $0.showManual = true },
+        }.repeated().onlyOnCommandLine(),
+        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true }.onlyOnCommandLine(),
+        .flag(["--version"], "Show the version.") { $0.showVersion = true }.onlyOnCommandLine(),
+        .flag(["--man"], "Print the manual page (roff) on stdout.") { $0.showManual = true }.onlyOnCommandLine(),
         .value(["--completions"], "bash|zsh", "Print the shell completion script for bash or zsh on stdout.") {
             $0.completions = try choice($1, "--completions")
-        },
+        }.onlyOnCommandLine(),
     ]
 
-    /// Options that only make sense on the command line, not in a `--config` file.
-    static let commandLineOnly: Set<String> = ["--config", "--help", "--version", "--man", "--completions"]
+    /// The option called `name` (with its dashes).
+    static func spec(named name: String) -> OptionSpec<Options>? {
+        all.first { $0.names.contains(name) }
+    }
 
     /// Parses the arguments after the program name.
     public static func parse(_ arguments: [String], requireOutput: Bool = true) throws(FaceCropError) -> Options {
         var options = Options()
-        var given: [String] = []
-        try parseArguments(arguments, into: &options, given: &given)
+        var given = try read(arguments, into: &options)
         // Config files first, then the command line again on top of them.
         if !options.configs.isEmpty {
             let configs = options.configs
             options = Options()
             for path in configs { try ConfigFile.apply(path, to: &options) }
-            try parseArguments(arguments, into: &options, given: &given)
+            given = try read(arguments, into: &options)
             options.configs = configs
         }
         if options.showHelp || options.showVersion || options.showManual || options.completions != nil { return options }
@@ -252,54 +224,14 @@ public enum OptionTable {
         return options
     }
 
-    private static func parseArguments(_ arguments: [String], into options: inout Options, given: inout [String])
-        throws(FaceCropError)
-    {
-        var index = 0
-        var onlyPositional = false
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if onlyPositional || argument == "-" || !argument.hasPrefix("-") {
-                options.inputs.append(argument)
-                continue
-            }
-            if argument == "--" {
-                onlyPositional = true
-                continue
-            }
-            var name = argument
-            var attached: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                attached = String(argument[argument.index(after: equals)...])
-            }
-            guard let spec = all.first(where: { $0.names.contains(name) }) else {
-                throw .usage("unknown option '\(name)'")
-            }
-            given.append(name)
-            if spec.value == nil {
-                if attached != nil { throw .usage("option '\(name)' takes no value") }
-                try apply(spec, &options, "")
-                continue
-            }
-            let value: String
-            if let attached {
-                value = attached
-            } else {
-                guard index < arguments.count else { throw .usage("missing value for '\(name)'") }
-                value = arguments[index]
-                index += 1
-            }
-            try apply(spec, &options, value)
-        }
+    private static func read(_ arguments: [String], into options: inout Options) throws(FaceCropError) -> [String] {
+        try ArgumentReader.read(arguments, table: all, into: &options) { $0.inputs.append($1) }
     }
 
     /// Clip options only make sense together, and the clip's name must fit its codec.
     static func checkClipOptions(_ options: Options, given: [String]) throws(FaceCropError) {
-        let clipOnly = ["--clip-codec", "--clip-fps", "--clip-size", "--clip-hold", "--clip-mask", "--ffmpeg"]
         guard options.wantsClips else {
-            if let name = given.first(where: clipOnly.contains) {
+            if let name = given.first(where: { spec(named: $0)?.clipOnly == true }) {
                 throw .usage("'\(name)' needs '--clip PATH' or '--clip-per source'")
             }
             return
@@ -320,16 +252,6 @@ public enum OptionTable {
         }
     }
 
-    static func apply(_ spec: OptionSpec, _ options: inout Options, _ value: String) throws(FaceCropError) {
-        do {
-            try spec.apply(&options, value)
-        } catch let error as FaceCropError {
-            throw error
-        } catch {
-            throw .usage("\(error)")
-        }
-    }
-
     /// `--help`, generated from the table.
     public static var help: String {
         var lines = [
@@ -343,27 +265,9 @@ public enum OptionTable {
             "",
             "Options:",
         ]
-        let labels = all.map(label)
-        let width = min(28, labels.map(\.count).max() ?? 0)
-        for (spec, label) in zip(all, labels) {
-            if label.count > width {
-                lines.append("  \(label)")
-                lines.append("  " + String(repeating: " ", count: width) + "  " + spec.help)
-            } else {
-                lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + spec.help)
-            }
-        }
-        lines += [
-            "",
-            "Exit status: 0 every photo processed, 1 some photo failed, 64 usage error,",
-            "66 input missing, 69 cascade, model or ffmpeg unavailable, 73 output unusable, 130 interrupted,",
-            "143 terminated.",
-        ]
+        lines += ArgumentReader.helpLines(all)
+        lines += [""] + ExitStatus.helpParagraph()
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    static func label(_ spec: OptionSpec) -> String {
-        spec.names.joined(separator: ", ") + (spec.value.map { " \($0)" } ?? "")
     }
 
     static func shard(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(FaceCropError) -> Shard {

@@ -24,7 +24,7 @@ final class Cascade: @unchecked Sendable {
         var message: UnsafeMutablePointer<CChar>?
         let status = CFaceDetect_CascadeNew(path, &handle, &message)
         guard status == 0, let handle else {
-            throw .cascadeUnavailable(path, reason: takeCMessage(message, fallback: "could not load"))
+            throw .cascadeUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
         }
         self.handle = handle
         self.path = path
@@ -118,15 +118,9 @@ func takeCArray<Item>(
 ) throws(FaceCropError) -> [Item] {
     defer { CFaceDetect_Free(items) }
     guard status == 0 else {
-        throw .detectionFailed(source, reason: takeCMessage(message, fallback: failure))
+        throw .detectionFailed(source, reason: takeMessage(message, fallback: failure, free: CFaceDetect_Free))
     }
     guard let items else { return [] }
     return Array(UnsafeBufferPointer(start: items, count: count))
 }
 
-func takeCMessage(_ message: UnsafeMutablePointer<CChar>?, fallback: String) -> String {
-    guard let message else { return fallback }
-    defer { CFaceDetect_Free(message) }
-    let text = String(cString: message)
-    return text.isEmpty ? fallback : text
-}

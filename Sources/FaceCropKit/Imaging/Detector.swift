@@ -16,8 +16,9 @@ public enum Target: String, Sendable, CaseIterable {
     case face, upperbody, body, catface
 }
 
-/// Something found in a photo, in pixels of the image searched.
-struct Found: Sendable, Equatable {
+/// What the detector found in a photo (a face, upper body, person or cat
+/// face, by `--target`), in pixels of the image searched.
+struct Subject: Sendable, Equatable {
     var box: PixelRect
     /// 0...1 for `cascade` and `yunet`; the level weight for `haar` and the
     /// other targets.
@@ -31,8 +32,6 @@ struct EyePair: Sendable, Equatable {
 
     /// Degrees the eye line is turned clockwise from level (image y grows down).
     var angle: Double { atan2(y2 - y1, x2 - x1) * 180 / .pi }
-
-    func scaled(_ s: Double) -> EyePair { EyePair(x1: x1 * s, y1: y1 * s, x2: x2 * s, y2: y2 * s) }
 }
 
 /// The files and settings a worker's detector is made from.
@@ -124,7 +123,7 @@ final class Detector: @unchecked Sendable {
 
     /// Finds the target in `gray` (and `rgb`, the same pixels in colour, for
     /// YuNet). `minSide`: smallest box side of interest, in `gray`'s pixels.
-    func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+    func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         switch config.target {
         case .face:
             switch config.kind {
@@ -134,7 +133,7 @@ final class Detector: @unchecked Sendable {
             }
         case .body:
             // HOG finds standing people far more reliably than the full-body cascade.
-            return try (people?.detect(gray, source: source) ?? []).map { Found(box: $0.box, score: $0.score, eyes: nil) }
+            return try (people?.detect(gray, source: source) ?? []).map { Subject(box: $0.box, score: $0.score, eyes: nil) }
                 .filter { max($0.box.width, $0.box.height) >= minSide }
         case .upperbody:
             return try single(gray, minSide: minSide, source: source)
@@ -148,20 +147,20 @@ final class Detector: @unchecked Sendable {
     /// 400 px on the long side, where fur is smooth enough for the cascades.
     /// A box needs three passes; its score is the share of passes that found
     /// it.
-    private func catFaceVote(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+    private func catFaceVote(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         guard let catFaces else { return [] }
         return try catFaces.detect(in: gray, minSide: minSide, source: source).map {
-            Found(box: $0.box, score: (Double($0.votes) / Double(catFaces.passes) * 10_000).rounded() / 10_000, eyes: nil)
+            Subject(box: $0.box, score: (Double($0.votes) / Double(catFaces.passes) * 10_000).rounded() / 10_000, eyes: nil)
         }
     }
 
-    private func single(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+    private func single(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         guard let primary else { return [] }
         var parameters = Cascade.Parameters()
         parameters.minNeighbors = config.minNeighbors
         parameters.minSide = minSide
         var found = try primary.detect(in: gray, parameters, source: source).map {
-            Found(box: $0.box, score: $0.score, eyes: nil)
+            Subject(box: $0.box, score: $0.score, eyes: nil)
         }
         if eye != nil, config.needsEyes, config.target == .face {
             // Eyes only to level the crop (--align): nothing is dropped.
@@ -218,7 +217,7 @@ final class Detector: @unchecked Sendable {
     /// The cascade ensemble: candidates from alt2 (few raw windows needed)
     /// and the profile cascade on both sides, each scored by the evidence for
     /// it (see `Detector.score`).
-    private func ensemble(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+    private func ensemble(_ gray: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         guard let primary else { return [] }
         // Small photos are searched enlarged, so that faces of 24-60 px are
         // well above the cascades' 20 px window.
@@ -228,7 +227,7 @@ final class Detector: @unchecked Sendable {
             gray, frontal: primary, profile: profile, confirm: confirm, minSide: minSide, maxSide: 0, upscale: upscale,
             frontalNeighbors: 2, source: source)
         return candidates.map { c in
-            Found(
+            Subject(
                 box: PixelRect(x: Int(c.x), y: Int(c.y), width: Int(c.width), height: Int(c.height)),
                 score: Self.score(c),
                 eyes: c.eyes == 2 ? EyePair(x1: c.eye1_x, y1: c.eye1_y, x2: c.eye2_x, y2: c.eye2_y) : nil)
@@ -249,7 +248,7 @@ final class Detector: @unchecked Sendable {
         return (min(1, s) * 10_000).rounded() / 10_000
     }
 
-    private func network(_ rgb: RGBImage, minSide: Int, source: String) throws(FaceCropError) -> [Found] {
+    private func network(_ rgb: RGBImage, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         guard let yunet else { return [] }
         return try yunet.detect(rgb, minScore: Float(config.minScore), source: source)
             .filter { max($0.box.width, $0.box.height) >= minSide }
@@ -288,7 +287,7 @@ final class People {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         guard CFaceDetect_PeopleNew(&handle, &message) == 0, let handle else {
-            throw .libraryFailed("cannot set up the HOG people detector: \(takeCMessage(message, fallback: "failed"))")
+            throw .libraryFailed("cannot set up the HOG people detector: \(takeMessage(message, fallback: "failed", free: CFaceDetect_Free))")
         }
         self.handle = handle
     }
@@ -324,14 +323,14 @@ final class YuNet {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         guard CFaceDetect_YuNetNew(path, &handle, &message) == 0, let handle else {
-            throw .modelUnavailable(path, reason: takeCMessage(message, fallback: "could not load"))
+            throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
         }
         self.handle = handle
     }
 
     deinit { CFaceDetect_YuNetClose(handle) }
 
-    func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Found] {
+    func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Subject] {
         guard rgb.width > 0, rgb.height > 0 else { return [] }
         var faces: UnsafeMutablePointer<CFaceDetect_YuNetFace>?
         var count = 0
@@ -351,7 +350,7 @@ final class YuNet {
             // Landmarks 0 and 1 are the person's right and left eye: in the
             // image, left first.
             let (a, b) = (Double(l.0), Double(l.2)) < (Double(l.2), Double(l.0)) ? ((l.0, l.1), (l.2, l.3)) : ((l.2, l.3), (l.0, l.1))
-            return Found(
+            return Subject(
                 box: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
                 score: (Double(face.score) * 10_000).rounded() / 10_000,
                 eyes: EyePair(x1: Double(a.0), y1: Double(a.1), x2: Double(b.0), y2: Double(b.1)))

@@ -24,12 +24,21 @@ enum Vips {
     }
 }
 
-/// Copies a message the shim handed out and frees it.
-func takeMessage(_ message: UnsafeMutablePointer<CChar>?, fallback: String) -> String {
-    guard let message else { return fallback }
-    defer { CVipsShim_Free(message) }
-    let text = String(cString: message)
-    return text.isEmpty ? fallback : text
+extension Vips {
+    /// The error for a failed shim call. A failed encode and a refused image
+    /// keep their kind (`CVipsShim_Status`); any other failure is `kind`,
+    /// what the call was doing (reading a header, decoding).
+    static func error(
+        _ status: Int32, _ message: UnsafeMutablePointer<CChar>?, source: String, fallback: String,
+        otherwise kind: (String, String) -> FaceCropError = FaceCropError.decodeFailed
+    ) -> FaceCropError {
+        let reason = takeMessage(message, fallback: fallback)
+        switch Int(status) {
+        case Int(CVipsShim_EncodeFailed.rawValue): return .encodeFailed(source, reason: reason)
+        case Int(CVipsShim_TooLarge.rawValue): return .tooLarge(source, reason: reason)
+        default: return kind(source, reason)
+        }
+    }
 }
 
 /// One photo file, open for as long as the photo is processed.
@@ -117,14 +126,13 @@ struct PhotoHeader: Sendable {
     var height: Int { Int(raw.height) }
     var storedWidth: Int { Int(raw.stored_width) }
     var storedHeight: Int { Int(raw.stored_height) }
-    var orientation: Int { Int(raw.orientation) }
     /// Decoded from the file in bounded memory (JPEG, WebP, upright PNG and
     /// TIFF); otherwise decoded whole, from the bytes in memory.
     var streams: Bool { raw.streams != 0 }
-    /// Bytes a whole decode of the stored pixels takes.
-    var decodedBytes: Int { storedWidth * storedHeight * Int(max(raw.bands, 1)) * Int(max(raw.sample_bytes, 1)) }
     /// Bytes of one decoded pixel.
     var pixelBytes: Int { Int(max(raw.bands, 1)) * Int(max(raw.sample_bytes, 1)) }
+    /// Bytes a whole decode of the stored pixels takes.
+    var decodedBytes: Int { storedWidth * storedHeight * pixelBytes }
     let loader: String
     /// As the shim read it, handed back to it for the decodes.
     fileprivate let raw: CVipsShim_Header
@@ -156,7 +164,7 @@ final class Picture {
         var message: UnsafeMutablePointer<CChar>?
         let status = CVipsShim_ReadHeaderFile(bytes.decodePath, &header, &message)
         guard status == 0 else {
-            throw .notAnImage(source, reason: takeMessage(message, fallback: "not an image"))
+            throw Vips.error(status, message, source: source, fallback: "not an image", otherwise: FaceCropError.notAnImage)
         }
         let loader = withUnsafeBytes(of: header.loader) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
@@ -167,7 +175,8 @@ final class Picture {
     /// Decodes the photo upright to fit in `maxWidth` x `maxHeight`, never
     /// enlarging. JPEG and WebP are reduced by the decoder itself as far as
     /// that keeps at least `minScale` of the upright size; the rest of the way
-    /// is a resize. `minScale` >= 1: decoded whole, into memory, now.
+    /// is a resize; PNG and TIFF that stream are read from the file and
+    /// shrunk on the way. `minScale` >= 1: decoded whole, into memory, now.
     static func load(
         _ bytes: PhotoBytes, header: PhotoHeader, minScale: Double, fittingIn maxWidth: Int, _ maxHeight: Int,
         source: String
@@ -186,15 +195,16 @@ final class Picture {
                     &handle, &message)
             }
         guard status == 0, let handle else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+            throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
         return Picture(handle: handle, bytes: bytes)
     }
 
     /// Decodes the part of the photo that covers `region` (upright pixels of
     /// the full-size photo), at the decoder's largest reduction that keeps at
-    /// least `minScale`. JPEG and WebP are read only as far down as the region
-    /// reaches and only the region is kept; other photos are decoded whole.
+    /// least `minScale`. Photos that stream (JPEG, WebP, upright PNG and
+    /// TIFF) are read only as far down as the region reaches and only the
+    /// region is kept; other photos are decoded whole.
     /// Returns the picture and where it lies in the upright decode of the
     /// whole photo at that scale.
     static func load(
@@ -213,7 +223,7 @@ final class Picture {
                 CVipsShim_LoadRegion($0.baseAddress, $0.count, &raw, minScale, x, y, w, h, &handle, &place, &message)
             }
         guard status == 0, let handle else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+            throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
         return (
             Picture(handle: handle, bytes: bytes), (Int(place.left), Int(place.top)),
@@ -225,10 +235,9 @@ final class Picture {
     func fitting(_ maxWidth: Int, _ maxHeight: Int, source: String) throws(FaceCropError) -> Picture {
         var made: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
-        guard CVipsShim_ImageFitting(handle, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &made, &message) == 0,
-            let made
-        else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not resize"))
+        let status = CVipsShim_ImageFitting(handle, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &made, &message)
+        guard status == 0, let made else {
+            throw Vips.error(status, message, source: source, fallback: "could not resize")
         }
         return Picture(handle: made, bytes: bytes)
     }
@@ -236,8 +245,9 @@ final class Picture {
     /// Decodes into memory now so that several regions can be read from it.
     func materialize(source: String) throws(FaceCropError) {
         var message: UnsafeMutablePointer<CChar>?
-        guard CVipsShim_ImageMaterialize(handle, &message) == 0 else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+        let status = CVipsShim_ImageMaterialize(handle, &message)
+        guard status == 0 else {
+            throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
     }
 
@@ -263,7 +273,7 @@ final class Picture {
             ? CVipsShim_ImageGray(handle, &pixels, &w, &h, &message)
             : CVipsShim_ImageRGB(handle, &pixels, &w, &h, &message)
         guard status == 0, let pixels else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not decode"))
+            throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
         defer { CVipsShim_Free(pixels) }
         return (Int(w), Int(h), [UInt8](UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * bands)))
@@ -284,8 +294,9 @@ final class Picture {
         var bytes: UnsafeMutableRawPointer?
         var length = 0
         var message: UnsafeMutablePointer<CChar>?
-        guard CVipsShim_CropEncode(handle, &spec, &bytes, &length, &message) == 0, let bytes else {
-            throw .decodeFailed(source, reason: takeMessage(message, fallback: "could not cut crop"))
+        let status = CVipsShim_CropEncode(handle, &spec, &bytes, &length, &message)
+        guard status == 0, let bytes else {
+            throw Vips.error(status, message, source: source, fallback: "could not cut crop")
         }
         defer { CVipsShim_Free(bytes) }
         return [UInt8](UnsafeRawBufferPointer(start: bytes, count: length))
@@ -332,7 +343,7 @@ extension Vips {
             CVipsShim_LoadRGB(path, Int32(clamping: side), $0.baseAddress, $0.count, &message)
         }
         guard status == 0 else {
-            throw .decodeFailed(path, reason: takeMessage(message, fallback: "could not decode"))
+            throw Vips.error(status, message, source: path, fallback: "could not decode")
         }
     }
 }

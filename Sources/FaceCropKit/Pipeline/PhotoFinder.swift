@@ -2,8 +2,9 @@ import Foundation
 
 /// One photo to process.
 public struct Photo: Sendable, Equatable {
-    /// Which input (0-based, in command-line order) it was found under.
-    public var input: Int
+    /// Which input (0-based, in command-line order) it was found under;
+    /// `label` is that input's name under `-o` (the manifest's "input").
+    public var inputIndex: Int
     /// Its path relative to that input folder (for a file input: its name).
     public var source: String
     /// Where to open it.
@@ -27,7 +28,8 @@ public struct Photo: Sendable, Equatable {
 
 /// A file or folder the walk could not use; it becomes an error line.
 public struct FindProblem: Sendable, Equatable {
-    public var input: Int
+    /// As `Photo.inputIndex` and `Photo.label`.
+    public var inputIndex: Int
     public var label: String
     public var source: String
     public var reason: String
@@ -71,29 +73,29 @@ public struct PhotoFinder: Sendable {
             let prefix = found.labels[number]
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 var visiting: Set<FileIdentity> = [FileIdentity(info)]
-                walk(folder: Array(input.utf8), relative: "", input: number, prefix: prefix, visiting: &visiting, into: &found)
+                walk(folder: Array(input.utf8), relative: "", inputIndex: number, prefix: prefix, visiting: &visiting, into: &found)
             } else {
                 let name = (input as NSString).lastPathComponent
                 guard Self.isPhotoName(name) else {
-                    found.problems.append(FindProblem(input: number, label: prefix, source: name, reason: "not a photo file name (\(Self.extensionList))"))
+                    found.problems.append(FindProblem(inputIndex: number, label: prefix, source: name, reason: "not a photo file name (\(Self.extensionList))"))
                     continue
                 }
-                var photo = Photo(input: number, source: name, path: input, outputPrefix: Self.join(prefix, Self.safeName(name)), label: prefix)
+                var photo = Photo(inputIndex: number, source: name, path: input, outputPrefix: Self.join(prefix, Self.safeName(name)), label: prefix)
                 photo.noteFile(info)
                 found.photos.append(photo)
             }
         }
-        found.photos.sort { Self.precedes(($0.input, $0.source), ($1.input, $1.source)) }
-        found.problems.sort { Self.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+        found.photos.sort { Self.precedes(($0.inputIndex, $0.source), ($1.inputIndex, $1.source)) }
+        found.problems.sort { Self.precedes(($0.inputIndex, $0.source), ($1.inputIndex, $1.source)) }
         return found
     }
 
     private func walk(
-        folder: [UInt8], relative: String, input: Int, prefix: String, visiting: inout Set<FileIdentity>,
+        folder: [UInt8], relative: String, inputIndex: Int, prefix: String, visiting: inout Set<FileIdentity>,
         into found: inout Found
     ) {
         guard let directory = FileName.withCPath(folder, { opendir($0) }) else {
-            found.problems.append(FindProblem(input: input, label: prefix, source: relative.isEmpty ? "." : relative, reason: "cannot read folder: \(systemError(errno))"))
+            found.problems.append(FindProblem(inputIndex: inputIndex, label: prefix, source: relative.isEmpty ? "." : relative, reason: "cannot read folder: \(systemError(errno))"))
             return
         }
         var names: [[UInt8]] = []
@@ -114,13 +116,13 @@ public struct PhotoFinder: Sendable {
             if isExcluded(name: name, relative: rel) { continue }
             var info = stat()
             guard FileName.withCPath(path, { lstat($0, &info) }) == 0 else {
-                found.problems.append(FindProblem(input: input, label: prefix, source: rel, reason: "cannot read: \(systemError(errno))"))
+                found.problems.append(FindProblem(inputIndex: inputIndex, label: prefix, source: rel, reason: "cannot read: \(systemError(errno))"))
                 continue
             }
             if (info.st_mode & S_IFMT) == S_IFLNK {
                 guard followLinks else { continue }
                 guard FileName.withCPath(path, { stat($0, &info) }) == 0 else {
-                    found.problems.append(FindProblem(input: input, label: prefix, source: rel, reason: "broken symbolic link: \(systemError(errno))"))
+                    found.problems.append(FindProblem(inputIndex: inputIndex, label: prefix, source: rel, reason: "broken symbolic link: \(systemError(errno))"))
                     continue
                 }
             }
@@ -129,18 +131,18 @@ public struct PhotoFinder: Sendable {
                 let identity = FileIdentity(info)
                 if identity == outputIdentity { continue }
                 if visiting.contains(identity) {
-                    found.problems.append(FindProblem(input: input, label: prefix, source: rel, reason: "symbolic link loop; skipped"))
+                    found.problems.append(FindProblem(inputIndex: inputIndex, label: prefix, source: rel, reason: "symbolic link loop; skipped"))
                     continue
                 }
                 visiting.insert(identity)
-                walk(folder: path, relative: rel, input: input, prefix: prefix, visiting: &visiting, into: &found)
+                walk(folder: path, relative: rel, inputIndex: inputIndex, prefix: prefix, visiting: &visiting, into: &found)
                 visiting.remove(identity)
             case S_IFREG:
                 guard Self.isPhotoName(name), isIncluded(name: name, relative: rel) else { continue }
                 let safe = rel.split(separator: "/", omittingEmptySubsequences: false).map { Self.safeName(String($0)) }
                 let text = String(decoding: path, as: UTF8.self)
                 var photo = Photo(
-                    input: input, source: rel, path: text,
+                    inputIndex: inputIndex, source: rel, path: text,
                     outputPrefix: Self.join(prefix, safe.joined(separator: "/")), label: prefix)
                 // Kept only when the String cannot name the file (bytes that are not UTF-8).
                 if !text.utf8.elementsEqual(path) { photo.rawPath = path }
@@ -192,12 +194,7 @@ public struct PhotoFinder: Sendable {
         var cleaned = String(name.unicodeScalars.map { odd($0) ? "_" : Character($0) })
         if cleaned.hasPrefix("-") { cleaned = "_" + cleaned.dropFirst() }
         while cleaned.utf8.count > 120 { cleaned.removeLast() }
-        var hash: UInt32 = 0x811c_9dc5
-        for byte in bytes {
-            hash ^= UInt32(byte)
-            hash &*= 0x0100_0193
-        }
-        let hex = String(hash, radix: 16)
+        let hex = String(FNV1a.hash32(bytes), radix: 16)
         return cleaned + "~" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 

@@ -94,6 +94,22 @@ struct ClipOptionTests {
     func badClipOptionsAreUsageErrors(extra: [String], message: String) {
         #expect(throws: FaceCropError.usage(message)) { try parse(extra) }
     }
+
+    /// The options marked clip-only in the table are refused without a clip
+    /// and accepted with one.
+    @Test(arguments: [
+        ("--clip-codec", "prores"), ("--clip-fps", "30"), ("--clip-size", "64"), ("--clip-hold", "2"),
+        ("--clip-mask", "rect"), ("--ffmpeg", "/usr/bin/ffmpeg"),
+    ])
+    func clipOnlyOptionsNeedAClip(name: String, value: String) throws {
+        #expect(OptionTable.spec(named: name)?.clipOnly == true)
+        #expect(throws: FaceCropError.usage("'\(name)' needs '--clip PATH' or '--clip-per source'")) { try parse([name, value]) }
+        _ = try parse(["--clip-per", "source", name, value])
+    }
+
+    @Test func onlyTheseSixAreClipOnly() {
+        #expect(OptionTable.all.filter(\.clipOnly).count == 6)
+    }
 }
 
 let hevcFFmpeg = ProcessInfo.processInfo.environment["FACECROP_TEST_HEVC_FFMPEG"]

@@ -80,4 +80,29 @@ struct DecodeTests {
             }
         }
     }
+
+    /// A crop libjpeg cannot encode (sides over its 65,500 px limit) is an
+    /// encode failure, not a decode failure: its manifest error says so.
+    @Test func anEncodeFailureKeepsItsKind() throws {
+        try Vips.start()
+        let name = "formats/astronaut.tif"
+        let bytes = try PhotoBytes(path: fixtures.appendingPathComponent(name).path, source: name)
+        let header = try Picture.header(of: bytes, source: name)
+        let picture = try Picture.load(bytes, header: header, minScale: 1, fittingIn: 64, 64, source: name)
+        let square = PixelSquare(left: 0, top: 0, side: 32)
+        let error = #expect(throws: FaceCropError.self) {
+            try picture.encodeCrop(square, pad: .edge, side: 70_000, format: .jpg, quality: 90, source: name)
+        }
+        guard case .encodeFailed(let source, let reason)? = error else {
+            Issue.record("expected .encodeFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(source == name)
+        #expect(error?.reason == "could not encode: \(reason)" && !reason.isEmpty)
+        // A header libvips cannot read is still not an image.
+        let text = try PhotoBytes(path: fixtures.appendingPathComponent("SOURCES.md").path, source: "SOURCES.md")
+        let headerError = #expect(throws: FaceCropError.self) { try Picture.header(of: text, source: "SOURCES.md") }
+        if case .notAnImage? = headerError {} else { Issue.record("a text file's header gave \(String(describing: headerError))") }
+    }
 }
+

@@ -70,8 +70,54 @@ struct ReadmeTests {
     @Test func readmeDocumentsEveryOption() throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         for spec in OptionTable.all {
-            let label = OptionTable.label(spec).replacingOccurrences(of: "|", with: "\\|")
+            let label = spec.label.replacingOccurrences(of: "|", with: "\\|")
             #expect(readme.contains("`\(label)`"), "README is missing `\(label)`")
         }
+    }
+
+    /// The README's "Exit status" table is `ExitStatus.table`, row for row.
+    @Test func readmeExitStatusesAreTheTable() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "### Exit status\n\n"))
+        let rows = readme[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+            .prefix { $0.hasPrefix("|") }
+        #expect(rows.joined(separator: "\n") + "\n" == ExitStatus.markdown)
+    }
+}
+
+struct ExitStatusTests {
+    @Test func everyStatusIsListedOnceInOrder() {
+        let statuses = ExitStatus.table.map(\.status)
+        #expect(statuses == statuses.sorted() && Set(statuses).count == statuses.count)
+        #expect(statuses == [0, 1, 64, 66, 69, 73, 130, 143])
+    }
+
+    /// `--help` names every status; the man page gives each its meaning.
+    @Test func helpAndManPageComeFromTheTable() {
+        let help = OptionTable.help.replacingOccurrences(of: "\n", with: " ")
+        let page = Manual.page
+        for entry in ExitStatus.table {
+            #expect(help.contains("\(entry.status) \(entry.name)"), "help lacks \(entry.status)")
+            #expect(page.contains(".B \(entry.status)\n"), "man page lacks \(entry.status)")
+        }
+        #expect(page.contains("a library (libvips, OpenCV's people detector) cannot be loaded"))
+    }
+
+    /// A library that cannot start is unavailable (EX_UNAVAILABLE), like a
+    /// cascade or the model; per-photo failures are 1.
+    @Test(arguments: [
+        (FaceCropError.libraryFailed("libvips failed to start"), ExitStatus.unavailable),
+        (.cascadeUnavailable("x.xml", reason: "r"), ExitStatus.unavailable),
+        (.modelUnavailable("m.onnx", reason: "r"), ExitStatus.unavailable),
+        (.ffmpegUnavailable("ffmpeg", reason: "r"), ExitStatus.unavailable),
+        (.usage("u"), ExitStatus.usage),
+        (.inputMissing("p", reason: "r"), ExitStatus.noInput),
+        (.outputUnusable("o", reason: "r"), ExitStatus.cannotCreate),
+        (.decodeFailed("p", reason: "r"), ExitStatus.failure),
+        (.outputFull("p", reason: "r"), ExitStatus.failure),
+    ])
+    func everyErrorExitsWithItsStatus(error: FaceCropError, status: Int32) {
+        #expect(error.exitStatus == status)
+        #expect(ExitStatus.table.contains { $0.status == status })
     }
 }

@@ -73,3 +73,16 @@ struct PhotoFinderTests {
         }
     }
 }
+
+/// The published FNV-1a test vectors: crop names and shards depend on them.
+struct FNV1aTests {
+    @Test(arguments: [
+        ("", 0x811c_9dc5 as UInt32, 0xcbf2_9ce4_8422_2325 as UInt64),
+        ("a", 0xe40c_292c, 0xaf63_dc4c_8601_ec8c),
+        ("foobar", 0xbf9c_f968, 0x8594_4171_f739_67e8),
+    ])
+    func knownValues(text: String, hash32: UInt32, hash64: UInt64) {
+        #expect(FNV1a.hash32(text.utf8) == hash32)
+        #expect(FNV1a.hash64(text.utf8) == hash64)
+    }
+}

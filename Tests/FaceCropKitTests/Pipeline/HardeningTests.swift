@@ -95,10 +95,10 @@ struct HardeningTests {
     @Test func aPhotoThatVanishesIsAnErrorLine() throws {
         try Vips.start()
         let processor = PhotoProcessor(settings: CropSettings(Options()), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
-        let gone = Photo(input: 0, source: "gone.jpg", path: "/nonexistent/gone.jpg", outputPrefix: "gone.jpg")
+        let gone = Photo(inputIndex: 0, source: "gone.jpg", path: "/nonexistent/gone.jpg", outputPrefix: "gone.jpg")
         let record = processor.process(gone, previous: nil, with: try Detector(FaceCropCommand.detectorConfig(Options())))
         #expect(record.status == .error)
-        #expect(record.lines == [#"{"source": "gone.jpg", "status": "error", "error": "cannot read file: No such file or directory"}"#])
+        #expect(Manifest.lines(of: record) == [#"{"source": "gone.jpg", "status": "error", "error": "cannot read file: No such file or directory"}"#])
     }
 
     @Test func symbolicLinkLoopsAreReportedNotFollowedForever() throws {

@@ -74,4 +74,44 @@ struct CLITests {
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty && result.stdout.isEmpty)
     }
+
+    /// `merge` reads its options through the same machinery as a run, from
+    /// its own table; its usage line and messages are its own.
+    @Test func mergeHelpAndUsageErrors() throws {
+        let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json]"
+        let help = try runFaceCrop(["merge", "--help"])
+        #expect(help.status == 0 && help.stderr.isEmpty)
+        #expect(help.stdout == """
+            \(usage)
+
+            Combines the output folders of 'facecrop --shard K/N' runs (or one shared
+            output folder) into one dataset in <out>.
+
+            Options:
+              -q, --quiet  No summary line; errors are still printed.
+              --json       Print the summary as one JSON object on stdout.
+              -h, --help   Show this help.
+
+            """)
+        #expect(try runFaceCrop(["merge", "-h"]).stdout == help.stdout)
+        let unknown = try runFaceCrop(["merge", "out", "--jsno", "a"])
+        #expect(unknown.status == 64 && unknown.stdout.isEmpty)
+        #expect(unknown.stderr == "Error: unknown option '--jsno'\n\(usage)\nSee 'facecrop --help' for more information.\n")
+        let valued = try runFaceCrop(["merge", "out", "a", "--json=yes"])
+        #expect(valued.status == 64 && valued.stderr.hasPrefix("Error: option '--json' takes no value\n\(usage)\n"))
+        for arguments in [["merge"], ["merge", "out", "-q", "--json"]] {
+            let short = try runFaceCrop(arguments)
+            #expect(short.status == 64)
+            #expect(short.stderr == """
+                Error: merge needs an output folder and at least one shard folder
+                \(usage)
+                See 'facecrop --help' for more information.
+
+                """)
+        }
+        let missing = try runFaceCrop(["merge", "out", "/no/such/shard", "--quiet"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.hasPrefix("facecrop: error: cannot read input '/no/such/shard': no facecrop shard output here"))
+    }
 }
+
