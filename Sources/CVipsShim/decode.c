@@ -72,7 +72,7 @@ void shim_load_options(const CVipsShim_Header *header, double min_scale, double 
 
 // Decodes `lazy` into memory now (one copy), then turns it upright. Takes
 // `lazy`.
-static int upright_in_memory(VipsImage *lazy, VipsImage **out, char **message) {
+int shim_upright_in_memory(VipsImage *lazy, VipsImage **out, char **message) {
     VipsImage *memory = vips_image_copy_memory(lazy);
     shim_unref(lazy);
     if (!memory) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
@@ -127,7 +127,7 @@ int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Heade
     if (!loaded) {
         return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
     }
-    int status = min_scale >= 1 ? upright_in_memory(loaded, &out, message)
+    int status = min_scale >= 1 ? shim_upright_in_memory(loaded, &out, message)
                                 : shim_upright_fitted(loaded, max_width, max_height, &out, message);
     if (status != CVipsShim_OK) return status;
     *result = shim_handle(out);
@@ -224,7 +224,7 @@ int shim_decode_region(VipsImage *loaded, const CVipsShim_Header *header, VipsRe
                  vips_extract_area(loaded, &area, MIN(x0, x1), skip, abs(x1 - x0) + 1, abs(y1 - y0) + 1, NULL);
     shim_unref(loaded);
     if (failed) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
-    int status = upright_in_memory(area, out, message);
+    int status = shim_upright_in_memory(area, out, message);
     if (status != CVipsShim_OK) return status;
     where->decode_width = upright_width;
     where->decode_height = upright_height;
@@ -250,11 +250,7 @@ int CVipsShim_LoadRegion(const void *bytes, size_t length, const CVipsShim_Heade
     if (!loaded) {
         status = CVipsShim_LoadScaled(bytes, length, header, min_scale, header->width, header->height, result,
                                       message);
-        if (status == CVipsShim_OK) {
-            where->decode_width = vips_image_get_width((*result)->image);
-            where->decode_height = vips_image_get_height((*result)->image);
-        }
-        return status;
+        return shim_whole_region(status, *result, where);
     }
     VipsImage *out = NULL;
     VipsRect want = {left, top, width, height};
@@ -262,6 +258,14 @@ int CVipsShim_LoadRegion(const void *bytes, size_t length, const CVipsShim_Heade
     if (status != CVipsShim_OK) return status;
     *result = shim_handle(out);
     return CVipsShim_OK;
+}
+
+int shim_whole_region(int status, const CVipsShim_Image *decoded, CVipsShim_Region *where) {
+    if (status == CVipsShim_OK) {
+        where->decode_width = vips_image_get_width(decoded->image);
+        where->decode_height = vips_image_get_height(decoded->image);
+    }
+    return status;
 }
 
 int CVipsShim_ImageMaterialize(CVipsShim_Image *handle, char **message) {

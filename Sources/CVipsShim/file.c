@@ -104,7 +104,10 @@ int CVipsShim_LoadScaledFile(const char *path, const CVipsShim_Header *header, d
     VipsImage *loaded = open_file(path, options);
     if (!loaded) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
     VipsImage *out = NULL;
-    int status = shim_upright_fitted(loaded, max_width, max_height, &out, message);
+    // At full size (a region's fallback) in memory at once, as a decode from
+    // memory does: the crops cut from it then read it in any order.
+    int status = min_scale >= 1 ? shim_upright_in_memory(loaded, &out, message)
+                                : shim_upright_fitted(loaded, max_width, max_height, &out, message);
     if (status != CVipsShim_OK) return status;
     *result = shim_handle(out);
     return CVipsShim_OK;
@@ -127,11 +130,7 @@ int CVipsShim_LoadRegionFile(const char *path, const CVipsShim_Header *header, d
     if (shrinks_on_load(header) && !(loaded = shim_plain_srgb(loaded))) {
         int status = CVipsShim_LoadScaledFile(path, header, min_scale, header->width, header->height, result,
                                               message);
-        if (status == CVipsShim_OK) {
-            where->decode_width = vips_image_get_width((*result)->image);
-            where->decode_height = vips_image_get_height((*result)->image);
-        }
-        return status;
+        return shim_whole_region(status, *result, where);
     }
     VipsImage *out = NULL;
     VipsRect want = {left, top, width, height};

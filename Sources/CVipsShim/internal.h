@@ -51,6 +51,14 @@ SHIM_INTERNAL void shim_read_header(VipsImage *image, CVipsShim_Header *header);
 SHIM_INTERNAL void shim_load_options(const CVipsShim_Header *header, double min_scale, double fit_scale,
                                      char *options, size_t size);
 
+/// `lazy` decoded into memory now (one copy), then turned upright. Takes
+/// `lazy`. (decode.c)
+SHIM_INTERNAL int shim_upright_in_memory(VipsImage *lazy, VipsImage **out, char **message);
+
+/// For a region decode that fell back to the whole photo: on success,
+/// `*where` says the whole of `decoded`. Returns `status`. (decode.c)
+SHIM_INTERNAL int shim_whole_region(int status, const CVipsShim_Image *decoded, CVipsShim_Region *where);
+
 /// `loaded` turned upright and fitted in the box, lazily. Takes `loaded`. (decode.c)
 SHIM_INTERNAL int shim_upright_fitted(VipsImage *loaded, int max_width, int max_height, VipsImage **out,
                                       char **message);

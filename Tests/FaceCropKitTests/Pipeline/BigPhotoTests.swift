@@ -114,6 +114,24 @@ struct BigPhotoTests {
         }
     }
 
+    /// A JPEG that is not plain 8-bit sRGB (gray, CMYK) falls back to the
+    /// whole photo for its crops' region; several crops are cut from it.
+    @Test(arguments: ["formats/astronaut-gray.jpg", "formats/astronaut-cmyk.jpg"])
+    func aRegionOfAJpegLibvipsMustConvertIsTheWholePhoto(name: String) throws {
+        try Vips.start()
+        let bytes = try PhotoBytes(path: fixtures.appendingPathComponent(name).path, source: name)
+        let header = try Picture.header(of: bytes, source: name)
+        let whole = try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: name)
+        let cover = PixelRect(x: 100, y: 50, width: 200, height: 200)
+        let part = try Picture.load(bytes, header: header, minScale: 1, covering: cover, source: name)
+        #expect(part.origin == (0, 0) && part.decodeSize == (whole.width, whole.height))
+        for square in [PixelSquare(left: 300, top: 300, side: 150), PixelSquare(left: 100, top: 50, side: 200)] {
+            let expected = try whole.encodeCrop(square, pad: .edge, side: 64, format: .png, quality: 90, source: name)
+            let got = try part.picture.encodeCrop(square, pad: .edge, side: 64, format: .png, quality: 90, source: name)
+            #expect(got == expected, "\(square)")
+        }
+    }
+
     @Test func theHashReadInChunksIsTheHashOfTheBytes() throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
