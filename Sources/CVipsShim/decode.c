@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-static void read_header(VipsImage *image, CVipsShim_Header *header) {
+void shim_read_header(VipsImage *image, CVipsShim_Header *header) {
     header->stored_width = vips_image_get_width(image);
     header->stored_height = vips_image_get_height(image);
     header->orientation = vips_image_get_orientation(image);
@@ -21,6 +21,7 @@ static void read_header(VipsImage *image, CVipsShim_Header *header) {
         header->height = header->stored_height;
     }
     header->bands = vips_image_get_bands(image);
+    header->sample_bytes = (int)vips_format_sizeof(vips_image_get_format(image));
 }
 
 int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *header,
@@ -40,7 +41,7 @@ int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *hea
     if (!image) {
         return shim_fail(CVipsShim_DecodeFailed, message, "unreadable image header");
     }
-    read_header(image, header);
+    shim_read_header(image, header);
     shim_unref(image);
     return CVipsShim_OK;
 }
@@ -50,7 +51,7 @@ int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *hea
 // resizing. Takes the largest reduction that keeps at least `min_scale`.
 // vips_thumbnail would leave a further factor of two for its resize, which
 // for 4032 px photos fitted to 1024 px means decoding all 12 MP.
-static void load_options(const CVipsShim_Header *header, double min_scale, double fit_scale,
+void shim_load_options(const CVipsShim_Header *header, double min_scale, double fit_scale,
                          char *options, size_t size) {
     const char *loader = header->loader;
     if (g_str_has_prefix(loader, "jpegload") && min_scale < 1) {
@@ -71,7 +72,7 @@ static void load_options(const CVipsShim_Header *header, double min_scale, doubl
 
 // Decodes `lazy` into memory now (one copy), then turns it upright. Takes
 // `lazy`.
-static int upright_in_memory(VipsImage *lazy, VipsImage **out, char **message) {
+int shim_upright_in_memory(VipsImage *lazy, VipsImage **out, char **message) {
     VipsImage *memory = vips_image_copy_memory(lazy);
     shim_unref(lazy);
     if (!memory) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
@@ -91,7 +92,7 @@ static int upright_in_memory(VipsImage *lazy, VipsImage **out, char **message) {
 
 // Turns `loaded` upright and fits it in the box, lazily (decoded where read);
 // also brings CMYK and 16-bit photos to what the rest expects. Takes `loaded`.
-static int upright_fitted(VipsImage *loaded, int max_width, int max_height, VipsImage **out, char **message) {
+int shim_upright_fitted(VipsImage *loaded, int max_width, int max_height, VipsImage **out, char **message) {
     VipsImage *upright = NULL;
     int failed = vips_autorot(loaded, &upright, NULL);
     shim_unref(loaded);
@@ -121,13 +122,13 @@ int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Heade
         return CVipsShim_OK;
     }
     char options[96];
-    load_options(header, min_scale, fit_scale, options, sizeof options);
+    shim_load_options(header, min_scale, fit_scale, options, sizeof options);
     VipsImage *loaded = vips_image_new_from_buffer(bytes, length, options, NULL);
     if (!loaded) {
         return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
     }
-    int status = min_scale >= 1 ? upright_in_memory(loaded, &out, message)
-                                : upright_fitted(loaded, max_width, max_height, &out, message);
+    int status = min_scale >= 1 ? shim_upright_in_memory(loaded, &out, message)
+                                : shim_upright_fitted(loaded, max_width, max_height, &out, message);
     if (status != CVipsShim_OK) return status;
     *result = shim_handle(out);
     return CVipsShim_OK;
@@ -159,18 +160,21 @@ static int open_for_region(const void *bytes, size_t length, const CVipsShim_Hea
         return CVipsShim_OK;
     }
     char options[128];
-    load_options(header, min_scale, 1, options, sizeof options - 24);
+    shim_load_options(header, min_scale, 1, options, sizeof options - 24);
     if (!strstr(options, "access=")) g_strlcat(options, ",access=sequential", sizeof options);
     VipsImage *image = vips_image_new_from_buffer(bytes, length, options, NULL);
     if (!image) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
-    // Plain 8-bit sRGB only.
+    *loaded = shim_plain_srgb(image);
+    return CVipsShim_OK;
+}
+
+VipsImage *shim_plain_srgb(VipsImage *image) {
     if (vips_image_get_bands(image) != 3 || vips_image_get_format(image) != VIPS_FORMAT_UCHAR ||
         vips_image_get_interpretation(image) != VIPS_INTERPRETATION_sRGB) {
         shim_unref(image);
-        return CVipsShim_OK;
+        return NULL;
     }
-    *loaded = image;
-    return CVipsShim_OK;
+    return image;
 }
 
 // Reads the first `rows` rows of a sequentially read image, a strip at a
@@ -193,7 +197,7 @@ static int read_rows_above(VipsImage *image, int rows) {
 // `want` (upright pixels of the full-size photo), a pixel wider on every
 // side for the rounding of the crops cut from it, upright, into memory; says
 // where it lies in `*where`. Takes `loaded`.
-static int decode_region(VipsImage *loaded, const CVipsShim_Header *header, VipsRect want, VipsImage **out,
+int shim_decode_region(VipsImage *loaded, const CVipsShim_Header *header, VipsRect want, VipsImage **out,
                          CVipsShim_Region *where, char **message) {
     int stored_width = vips_image_get_width(loaded);
     int stored_height = vips_image_get_height(loaded);
@@ -220,7 +224,7 @@ static int decode_region(VipsImage *loaded, const CVipsShim_Header *header, Vips
                  vips_extract_area(loaded, &area, MIN(x0, x1), skip, abs(x1 - x0) + 1, abs(y1 - y0) + 1, NULL);
     shim_unref(loaded);
     if (failed) return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
-    int status = upright_in_memory(area, out, message);
+    int status = shim_upright_in_memory(area, out, message);
     if (status != CVipsShim_OK) return status;
     where->decode_width = upright_width;
     where->decode_height = upright_height;
@@ -246,18 +250,22 @@ int CVipsShim_LoadRegion(const void *bytes, size_t length, const CVipsShim_Heade
     if (!loaded) {
         status = CVipsShim_LoadScaled(bytes, length, header, min_scale, header->width, header->height, result,
                                       message);
-        if (status == CVipsShim_OK) {
-            where->decode_width = vips_image_get_width((*result)->image);
-            where->decode_height = vips_image_get_height((*result)->image);
-        }
-        return status;
+        return shim_whole_region(status, *result, where);
     }
     VipsImage *out = NULL;
     VipsRect want = {left, top, width, height};
-    status = decode_region(loaded, header, want, &out, where, message);
+    status = shim_decode_region(loaded, header, want, &out, where, message);
     if (status != CVipsShim_OK) return status;
     *result = shim_handle(out);
     return CVipsShim_OK;
+}
+
+int shim_whole_region(int status, const CVipsShim_Image *decoded, CVipsShim_Region *where) {
+    if (status == CVipsShim_OK) {
+        where->decode_width = vips_image_get_width(decoded->image);
+        where->decode_height = vips_image_get_height(decoded->image);
+    }
+    return status;
 }
 
 int CVipsShim_ImageMaterialize(CVipsShim_Image *handle, char **message) {

@@ -47,4 +47,37 @@ SHIM_INTERNAL int shim_load_heif_planes(const void *bytes, size_t length, const 
 SHIM_INTERNAL int shim_encode(VipsImage *t, CVipsShim_Format format, int quality, void **bytes, size_t *length,
                               char **message);
 
+/// The header facts of a loaded (lazy) image. (decode.c)
+SHIM_INTERNAL void shim_read_header(VipsImage *image, CVipsShim_Header *header);
+
+/// The load options for a decode keeping at least `min_scale` of the
+/// upright size, `fit_scale` being the scale that fits the box: JPEG's
+/// shrink and WebP's scale while decoding, or a sequential whole decode
+/// when `min_scale` >= 1. (decode.c)
+SHIM_INTERNAL void shim_load_options(const CVipsShim_Header *header, double min_scale, double fit_scale,
+                                     char *options, size_t size);
+
+/// `lazy` decoded into memory now (one copy), then turned upright. Takes
+/// `lazy`. (decode.c)
+SHIM_INTERNAL int shim_upright_in_memory(VipsImage *lazy, VipsImage **out, char **message);
+
+/// For a region decode that fell back to the whole photo: on success,
+/// `*where` says the whole of `decoded`. Returns `status`. (decode.c)
+SHIM_INTERNAL int shim_whole_region(int status, const CVipsShim_Image *decoded, CVipsShim_Region *where);
+
+/// `loaded` turned upright and fitted in the box, lazily. Takes `loaded`. (decode.c)
+SHIM_INTERNAL int shim_upright_fitted(VipsImage *loaded, int max_width, int max_height, VipsImage **out,
+                                      char **message);
+
+/// `image` when it is plain 8-bit, 3-band sRGB (what a region decode of a
+/// JPEG or WebP handles); otherwise unrefs it and returns NULL. (decode.c)
+SHIM_INTERNAL VipsImage *shim_plain_srgb(VipsImage *image);
+
+/// The part of the sequentially opened `loaded` that covers `want` (upright
+/// pixels of the full-size photo whose header is `header`), a pixel wider on
+/// every side, read top to bottom only as far as it reaches, upright, in
+/// memory; where it lies in `*where`. Takes `loaded`. (decode.c)
+SHIM_INTERNAL int shim_decode_region(VipsImage *loaded, const CVipsShim_Header *header, VipsRect want,
+                                     VipsImage **out, CVipsShim_Region *where, char **message);
+
 #endif

@@ -30,6 +30,8 @@ typedef enum {
     /// function: the shim takes no pixel limit; the caller compares
     /// CVipsShim_ReadHeader's size with its own before decoding.
     CVipsShim_TooLarge = 4,
+    /// Reading the file failed (the message is the system's reason).
+    CVipsShim_ReadFailed = 5,
 } CVipsShim_Status;
 
 /// An image (a VipsImage) owned by exactly one caller; free with CVipsShim_ImageFree.
@@ -64,8 +66,16 @@ typedef struct {
     /// EXIF orientation 1...8 (1 when absent or out of range).
     int orientation;
     int bands;
-    /// The libvips loader, e.g. "jpegload_buffer".
+    /// Bytes of one band of one pixel as decoded: 1 for 8-bit, 2 for 16-bit.
+    int sample_bytes;
+    /// The libvips loader, e.g. "jpegload_buffer" or "jpegload_source".
     char loader[48];
+    /// 1 when read by CVipsShim_ReadHeaderFile and CVipsShim_LoadScaledFile
+    /// and CVipsShim_LoadRegionFile decode the photo in bounded memory, from
+    /// the file: JPEG, WebP, and PNG and TIFF stored upright (orientation 1),
+    /// any bit depth. 0 otherwise: the photo is decoded whole (read its bytes
+    /// and use CVipsShim_LoadScaled).
+    int streams;
 } CVipsShim_Header;
 
 /// Returns CVipsShim_BadArgument for no bytes, CVipsShim_DecodeFailed for
@@ -201,6 +211,41 @@ int CVipsShim_SheetSave(CVipsShim_Image *const *tiles, int count, int across, co
                         char **message);
 
 void CVipsShim_ImageFree(CVipsShim_Image *image);
+
+/// SHA-256 of everything read from the open file `fd` from where it stands
+/// to its end, read a chunk at a time (the file is never whole in memory),
+/// as 64 lowercase hex digits and a NUL; `*length` is the bytes read.
+/// Returns CVipsShim_BadArgument, CVipsShim_ReadFailed.
+int CVipsShim_SHA256File(int fd, char hex[65], int64_t *length, char **message);
+
+/// As CVipsShim_ReadHeader, for the file at `path` (taken as it is: no
+/// libvips "[options]" in the name), and sets `header->streams`.
+/// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed.
+int CVipsShim_ReadHeaderFile(const char *path, CVipsShim_Header *header, char **message);
+
+/// As CVipsShim_LoadScaled with `min_scale` < 1, for the file at `path`
+/// whose header (from CVipsShim_ReadHeaderFile) has `streams` set. JPEG and
+/// WebP shrink while decoding as there; PNG and TIFF are read top to bottom
+/// and shrunk on the way (vips_thumbnail's resize of a sequential image),
+/// so the whole photo is never in memory. 16-bit photos keep their depth
+/// here; the 8-bit conversions (pixels, crops) are libvips' colourspace
+/// (RGB16 -> sRGB, GREY16 -> B_W), as for every other decode. The image
+/// reads the file when it is used: keep the file in place until freed.
+/// Returns CVipsShim_BadArgument (also for a header without `streams`),
+/// CVipsShim_DecodeFailed.
+int CVipsShim_LoadScaledFile(const char *path, const CVipsShim_Header *header, double min_scale,
+                             int max_width, int max_height, CVipsShim_Image **image, char **message);
+
+/// As CVipsShim_LoadRegion, for the file at `path` whose header has
+/// `streams` set: JPEG and WebP as there; PNG and TIFF at full size, read
+/// top to bottom only as far as the region reaches, only the region kept
+/// (any bit depth). A JPEG or WebP that is not plain 8-bit sRGB is decoded
+/// as CVipsShim_LoadScaledFile does, and `where` then says the whole photo.
+/// Returns CVipsShim_BadArgument (also for a region outside the photo),
+/// CVipsShim_DecodeFailed.
+int CVipsShim_LoadRegionFile(const char *path, const CVipsShim_Header *header, double min_scale, int left,
+                             int top, int width, int height, CVipsShim_Image **image,
+                             CVipsShim_Region *where, char **message);
 
 /// SHA-256 of `bytes` as 64 lowercase hex digits and a terminating NUL.
 void CVipsShim_SHA256(const void *bytes, size_t length, char hex[65]);

@@ -41,54 +41,82 @@ extension Vips {
     }
 }
 
-/// The bytes of one photo file, read once and kept for every decode of it.
+/// One photo file, open for as long as the photo is processed.
 ///
-/// libvips decodes lazily from this memory, so every `Picture` made from it
-/// holds a reference and the bytes outlive the images. Not thread-safe: owned
-/// by the one task processing the photo.
+/// The file is hashed as it is read, a chunk at a time, so it is never
+/// whole in memory; the decodes read it again through the same open file
+/// (`/proc/self/fd/N`: the file hashed, even if it is renamed or replaced
+/// meanwhile). Only a photo that can only be decoded whole from memory
+/// (HEIC, AVIF, GIF, a PNG or TIFF stored turned: `PhotoHeader.streams`
+/// false) has its bytes read into memory, on first use. Not thread-safe:
+/// owned by the one task processing the photo.
 final class PhotoBytes {
+    /// The file's size in bytes, as hashed.
     let count: Int
-    private let storage: UnsafeMutableRawPointer
+    let sha256: String
+    /// The open file as a path for libvips.
+    let decodePath: String
+    private let fd: Int32
+    private let source: String
+    private var storage: UnsafeMutableRawPointer?
 
-    /// Reads the whole file at `path` (`rawPath`: its exact bytes, when given).
+    /// Opens the file at `path` (`rawPath`: its exact bytes, when given) and hashes it.
     init(path: String, rawPath: [UInt8]? = nil, source: String) throws(FaceCropError) {
         let fd = FileName.withCPath(rawPath ?? Array(path.utf8)) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw .unreadable(source, reason: systemError(errno)) }
-        defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .unreadable(source, reason: systemError(errno)) }
+        guard fstat(fd, &info) == 0 else {
+            let reason = systemError(errno)
+            close(fd)
+            throw .unreadable(source, reason: reason)
+        }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
             throw .unreadable(source, reason: "not a regular file")
         }
-        let size = Int(info.st_size)
-        guard size > 0 else { throw .notAnImage(source, reason: "empty file (0 bytes)") }
-        storage = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-        var filled = 0
-        while filled < size {
-            let got = read(fd, storage + filled, size - filled)
-            if got < 0 {
-                if errno == EINTR { continue }
-                let reason = systemError(errno)
-                storage.deallocate()
-                throw .unreadable(source, reason: reason)
-            }
-            if got == 0 { break }  // the file shrank while we read it
-            filled += got
+        var hex = [CChar](repeating: 0, count: 65)
+        var length: Int64 = 0
+        var message: UnsafeMutablePointer<CChar>?
+        guard CVipsShim_SHA256File(fd, &hex, &length, &message) == 0 else {
+            close(fd)
+            throw .unreadable(source, reason: takeMessage(message, fallback: "read failed"))
         }
-        count = filled
-        if filled == 0 {
-            storage.deallocate()
+        guard length > 0 else {
+            close(fd)
             throw .notAnImage(source, reason: "empty file (0 bytes)")
         }
+        self.fd = fd
+        self.source = source
+        count = Int(length)
+        sha256 = String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let procPath = "/proc/self/fd/\(fd)"
+        decodePath = access(procPath, R_OK) == 0 ? procPath : path
     }
 
-    deinit { storage.deallocate() }
-
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(start: storage, count: count))
+    deinit {
+        storage?.deallocate()
+        close(fd)
     }
 
-    var sha256: String { withBytes { Vips.sha256($0) } }
+    /// The file's bytes, read into memory on first use (the `count` hashed).
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FaceCropError) -> R) throws(FaceCropError) -> R {
+        if storage == nil {
+            let memory = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+            var filled = 0
+            while filled < count {
+                let got = pread(fd, memory + filled, count - filled, off_t(filled))
+                if got < 0 && errno == EINTR { continue }
+                if got <= 0 {
+                    let reason = got < 0 ? systemError(errno) : "the file shrank while it was read"
+                    memory.deallocate()
+                    throw .unreadable(source, reason: reason)
+                }
+                filled += got
+            }
+            storage = memory
+        }
+        return try body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
 }
 
 /// What a photo's header says, read without decoding pixels.
@@ -98,6 +126,13 @@ struct PhotoHeader: Sendable {
     var height: Int { Int(raw.height) }
     var storedWidth: Int { Int(raw.stored_width) }
     var storedHeight: Int { Int(raw.stored_height) }
+    /// Decoded from the file in bounded memory (JPEG, WebP, upright PNG and
+    /// TIFF); otherwise decoded whole, from the bytes in memory.
+    var streams: Bool { raw.streams != 0 }
+    /// Bytes of one decoded pixel.
+    var pixelBytes: Int { Int(max(raw.bands, 1)) * Int(max(raw.sample_bytes, 1)) }
+    /// Bytes a whole decode of the stored pixels takes.
+    var decodedBytes: Int { storedWidth * storedHeight * pixelBytes }
     let loader: String
     /// As the shim read it, handed back to it for the decodes.
     fileprivate let raw: CVipsShim_Header
@@ -128,7 +163,7 @@ final class Picture {
     static func header(of bytes: PhotoBytes, source: String) throws(FaceCropError) -> PhotoHeader {
         var header = CVipsShim_Header()
         var message: UnsafeMutablePointer<CChar>?
-        let status = bytes.withBytes { CVipsShim_ReadHeader($0.baseAddress, $0.count, &header, &message) }
+        let status = CVipsShim_ReadHeaderFile(bytes.decodePath, &header, &message)
         guard status == 0 else {
             throw Vips.error(status, message, source: source, fallback: "not an image", otherwise: FaceCropError.notAnImage)
         }
@@ -141,7 +176,8 @@ final class Picture {
     /// Decodes the photo upright to fit in `maxWidth` x `maxHeight`, never
     /// enlarging. JPEG and WebP are reduced by the decoder itself as far as
     /// that keeps at least `minScale` of the upright size; the rest of the way
-    /// is a resize. `minScale` >= 1: decoded whole, into memory, now.
+    /// is a resize; PNG and TIFF that stream are read from the file and
+    /// shrunk on the way. `minScale` >= 1: decoded whole, into memory, now.
     static func load(
         _ bytes: PhotoBytes, header: PhotoHeader, minScale: Double, fittingIn maxWidth: Int, _ maxHeight: Int,
         source: String
@@ -149,11 +185,16 @@ final class Picture {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         var raw = header.raw
-        let status = bytes.withBytes {
-            CVipsShim_LoadScaled(
-                $0.baseAddress, $0.count, &raw, minScale, Int32(clamping: maxWidth), Int32(clamping: maxHeight),
-                &handle, &message)
-        }
+        let status =
+            header.streams && minScale < 1
+            ? CVipsShim_LoadScaledFile(
+                bytes.decodePath, &raw, minScale, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &handle,
+                &message)
+            : try bytes.withBytes {
+                CVipsShim_LoadScaled(
+                    $0.baseAddress, $0.count, &raw, minScale, Int32(clamping: maxWidth), Int32(clamping: maxHeight),
+                    &handle, &message)
+            }
         guard status == 0, let handle else {
             throw Vips.error(status, message, source: source, fallback: "could not decode")
         }
@@ -162,8 +203,9 @@ final class Picture {
 
     /// Decodes the part of the photo that covers `region` (upright pixels of
     /// the full-size photo), at the decoder's largest reduction that keeps at
-    /// least `minScale`. JPEG and WebP are read only as far down as the region
-    /// reaches and only the region is kept; other photos are decoded whole.
+    /// least `minScale`. Photos that stream (JPEG, WebP, upright PNG and
+    /// TIFF) are read only as far down as the region reaches and only the
+    /// region is kept; other photos are decoded whole.
     /// Returns the picture and where it lies in the upright decode of the
     /// whole photo at that scale.
     static func load(
@@ -173,11 +215,14 @@ final class Picture {
         var message: UnsafeMutablePointer<CChar>?
         var raw = header.raw
         var place = CVipsShim_Region()
-        let status = bytes.withBytes {
-            CVipsShim_LoadRegion(
-                $0.baseAddress, $0.count, &raw, minScale, Int32(clamping: region.x), Int32(clamping: region.y),
-                Int32(clamping: region.width), Int32(clamping: region.height), &handle, &place, &message)
-        }
+        let (x, y) = (Int32(clamping: region.x), Int32(clamping: region.y))
+        let (w, h) = (Int32(clamping: region.width), Int32(clamping: region.height))
+        let status =
+            header.streams
+            ? CVipsShim_LoadRegionFile(bytes.decodePath, &raw, minScale, x, y, w, h, &handle, &place, &message)
+            : try bytes.withBytes {
+                CVipsShim_LoadRegion($0.baseAddress, $0.count, &raw, minScale, x, y, w, h, &handle, &place, &message)
+            }
         guard status == 0, let handle else {
             throw Vips.error(status, message, source: source, fallback: "could not decode")
         }

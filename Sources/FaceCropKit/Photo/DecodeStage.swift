@@ -5,7 +5,8 @@ struct Decoded {
     var header: PhotoHeader
     /// The detection decode.
     var small: Picture
-    /// The whole photo at full size, when its format cannot shrink on load.
+    /// The whole photo at full size, when it cannot be decoded from the file
+    /// in bounded memory (`PhotoHeader.streams` false).
     var whole: Picture?
     /// Upright full-resolution size.
     var full: (width: Int, height: Int) { (header.width, header.height) }
@@ -21,23 +22,25 @@ enum DecodeStage {
         guard header.storedWidth * header.storedHeight <= settings.maxPixels else {
             throw .tooLarge(source, reason: "\(header.storedWidth) x \(header.storedHeight) pixels is over the limit of \(settings.maxPixels) pixels (--max-pixels)")
         }
-        // JPEG and WebP shrink while they load: the detection decode is the
-        // decoder's own reduction that keeps at least 3/4 of --detect-size
-        // (4032 px -> 1008 px, a 1/4 decode), resized only when it is still
-        // larger. Other formats (HEIC, PNG, TIFF, AVIF) can only be decoded
-        // whole, so they are decoded once, at full size, the detection copy
-        // is made from that and the crops are cut from it: one decode, not two.
-        let shrinksOnLoad = header.loader.hasPrefix("jpegload") || header.loader.hasPrefix("webpload")
+        // Photos that stream (JPEG, WebP, upright PNG and TIFF) are decoded
+        // from the file at detection size: JPEG and WebP by the decoder's own
+        // reduction that keeps at least 3/4 of --detect-size (4032 px ->
+        // 1008 px, a 1/4 decode), resized only when it is still larger; PNG
+        // and TIFF read top to bottom and shrunk on the way. Other formats
+        // (HEIC, AVIF, ...) can only be decoded whole, so they are decoded
+        // once, at full size, within the gate's byte budget, the detection
+        // copy is made from that and the crops are cut from it: one decode,
+        // not two.
         let detectSide = settings.detectSize
             ?? Calibration.detectSize(kind: settings.detector, longSide: max(header.width, header.height), minFace: settings.minFace)
         let detectScale = min(1, Double(detectSide) / Double(max(header.width, header.height)))
         var whole: Picture?
         let small: Picture
-        if shrinksOnLoad {
+        if header.streams {
             small = try Picture.load(
                 bytes, header: header, minScale: detectScale * 0.75, fittingIn: detectSide, detectSide, source: source)
         } else {
-            let decoded = try gate.admit(pixels: header.storedWidth * header.storedHeight) { () throws(FaceCropError) in
+            let decoded = try gate.admit(bytes: header.decodedBytes) { () throws(FaceCropError) in
                 try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: source)
             }
             whole = decoded

@@ -28,15 +28,16 @@ struct WriteStage {
         let needed = placement.decodeScale
         // Cut from the smallest decode that still gives every crop its full
         // resolution: the detection decode when it is enough. Otherwise a
-        // JPEG/WebP decode at the decoder's reduction that still has every
-        // crop's resolution (each crop is resized from it on its own), of
-        // only the part of the photo the crops cover: the decoder stops at
-        // its bottom row. A large one is decoded and cut while holding the
-        // whole-decode gate, so at most one such picture is in memory at a time.
+        // decode from the file (JPEG/WebP at the decoder's reduction that
+        // still has every crop's resolution, PNG/TIFF at full size and bit
+        // depth; each crop is resized from it on its own) of only the part
+        // of the photo the crops cover: the decoder stops at its bottom row.
+        // A large one is decoded and cut within the gate's byte budget.
         let fresh = scale < needed * 0.999 && decoded.whole == nil
         let cover = placement.cover
-        let freshPixels = fresh ? Double(cover.width * cover.height) * min(1, needed * needed) : 0
-        return try gate.admit(pixels: Int(freshPixels)) { () throws(FaceCropError) in
+        let freshBytes =
+            fresh ? Double(cover.width * cover.height * decoded.header.pixelBytes) * min(1, needed * needed) : 0
+        return try gate.admit(bytes: Int(freshBytes)) { () throws(FaceCropError) in
             let picture: Picture
             var origin = (x: 0, y: 0)
             var size: (width: Int, height: Int)

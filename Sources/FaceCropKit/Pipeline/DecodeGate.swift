@@ -1,29 +1,51 @@
-import Dispatch
+import Foundation
 
-/// Formats without shrink-on-load (HEIC above all: libheif's decoder
-/// buffers and planes, ~65 MB at the peak for a 12 MP HEIC) are decoded
-/// whole, and a JPEG whose crops need a large part of the photo at (nearly)
-/// full resolution decodes that part. This gate lets one such large decode
-/// run at a time (for a crop decode: until its crops are written); the other
-/// workers go on detecting, cropping and decoding JPEGs meanwhile, so the
-/// peak memory is one large decode, not `--jobs` of them, and throughput
-/// hardly changes (decoding one photo overlaps detecting another).
+/// A budget in bytes for the decodes that hold much of a photo in memory at
+/// once: a photo whose format can only be decoded whole (HEIC and AVIF
+/// above all: libheif's buffers and planes, ~65 MB at the peak for a 12 MP
+/// HEIC; GIF; a PNG or TIFF stored turned), and the region a photo's crops
+/// need at (nearly) full resolution (a JPEG's at its decoder's reduction, a
+/// PNG's or TIFF's at full size and bit depth). JPEG, WebP and upright PNG
+/// and TIFF are decoded for detection from the file, shrunk on the way, and
+/// do not pass through here.
 ///
-/// Thread-safe: a semaphore; only photo workers (on Dispatch threads, not
-/// the cooperative pool) wait on it.
-final class DecodeGate: Sendable {
-    /// Decodes of at most this many stored pixels pass without waiting.
-    let smallPixels: Int
-    private let slot = DispatchSemaphore(value: 1)
+/// Decodes of at most `smallBytes` pass at once. Larger ones run while the
+/// bytes they hold together stay within `budget`; one larger than the whole
+/// budget waits until no other large decode holds any and then runs alone.
+/// The other workers go on detecting, cropping and decoding small photos
+/// meanwhile, so the peak memory is about one budget, not `--jobs` large
+/// decodes, and throughput hardly changes.
+///
+/// Thread-safe: a condition lock; only photo workers (on Dispatch threads,
+/// not the cooperative pool) wait on it.
+final class DecodeGate: @unchecked Sendable {
+    /// Decodes of at most this many bytes pass without waiting.
+    let smallBytes: Int
+    /// What the large decodes may hold together.
+    let budget: Int
+    private let condition = NSCondition()
+    private var held = 0
 
-    init(smallPixels: Int = 4_000_000) {
-        self.smallPixels = smallPixels
+    /// 12 MB passes freely (a 4 MP 8-bit RGB decode); the budget, 64 MiB,
+    /// lets one 12 MP HEIC decode (36 MB of pixels) run at a time as before.
+    init(smallBytes: Int = 12_000_000, budget: Int = 64 << 20) {
+        self.smallBytes = smallBytes
+        self.budget = budget
     }
 
-    func admit<T>(pixels: Int, _ body: () throws(FaceCropError) -> T) throws(FaceCropError) -> T {
-        guard pixels > smallPixels else { return try body() }
-        slot.wait()
-        defer { slot.signal() }
+    func admit<T>(bytes: Int, _ body: () throws(FaceCropError) -> T) throws(FaceCropError) -> T {
+        guard bytes > smallBytes else { return try body() }
+        let claim = min(bytes, budget)
+        condition.lock()
+        while held + claim > budget { condition.wait() }
+        held += claim
+        condition.unlock()
+        defer {
+            condition.lock()
+            held -= claim
+            condition.broadcast()
+            condition.unlock()
+        }
         return try body()
     }
 }
