@@ -67,11 +67,24 @@ struct LoaderTests {
             #expect(rect(line["bbox"]) == rect(sample["bbox"]))
             #expect((line["angle"] as! NSNumber).doubleValue == (sample["angle"] as! NSNumber).doubleValue)
         }
-        // --align gives some faces an angle of 0 and some a fraction: the
-        // column is written with a fraction on every line.
+        // A number column with a fraction on any line is written with a
+        // fraction on every line (datasets types a column from its first
+        // lines): with --align, angles and sharpness mix whole numbers and
+        // fractions.
         let text = try String(contentsOf: output.appendingPathComponent(HFMetadata.fileName), encoding: .utf8)
-        #expect(text.contains("\"angle\": 0.0,"))
-        #expect(!text.contains("\"angle\": 0,"))
+        var mixed = 0
+        for column in ["angle", "sharpness", "score"] {
+            let values = text.split(separator: "\n").compactMap { line -> Substring? in
+                guard let start = line.range(of: "\"\(column)\": ") else { return nil }
+                return line[start.upperBound...].prefix { $0 != "," && $0 != "}" }
+            }
+            #expect(values.count == metadata.count)
+            if values.contains(where: { $0.contains(".") }) {
+                mixed += 1
+                #expect(values.allSatisfy { $0.contains(".") }, "\(column): \(values)")
+            }
+        }
+        #expect(mixed > 0)
     }
 
     @Test func metadataIsTheSameBytesWhateverTheJobsAndForAMerge() throws {
