@@ -92,13 +92,16 @@ public enum FaceCropCommand {
         let config = detectorConfig(options)
         var detectors: [Detector] = []
         for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config)) }
-        let found = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil)
-            .find(options.inputs)
+        let walk = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil)
+            .walk(options.inputs).makeIterator()
         var processor = PhotoProcessor(settings: CropSettings(options), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
         processor.detectOnly = true
         var counts = RunCounts()
-        let items = found.photos.map { WorkItem.photo($0, previous: nil) }
-        _ = await Pipeline(processor: processor, detectors: detectors, stop: stop).run(items) { record, _ in
+        var items = AnyIterator<WorkItem> {
+            while let item = walk.next() { if case .photo(let photo) = item { return .photo(photo, previous: nil) } }
+            return nil
+        }
+        _ = await Pipeline(processor: processor, detectors: detectors, stop: stop).run(&items) { record, _ in
             counts.add(record)
             return true
         }
@@ -147,33 +150,23 @@ public enum FaceCropCommand {
             }
         }
 
-        let finder = PhotoFinder(
-            include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: output)
-        var found = try finder.find(options.inputs)
-        if let shard = options.shard {
-            found.photos.removeAll { !shard.owns(label: $0.label, source: $0.source) }
-            found.problems.removeAll { !shard.owns(label: $0.label, source: $0.source) }
-        }
         let store = StateStore(output: output, shard: options.shard)
-        let loaded = store.load(settingsHash: settingsHash)
-        // Failed photos are tried again on every run, but for --check an
-        // unchanged photo that failed before is as up to date as any other.
-        let plan = Plan(found: found, loaded: loaded, overwrite: options.overwrite, retryErrors: !options.check, output: output)
-        let labels = found.labels
-        found = PhotoFinder.Found()  // the plan has every photo now
+        let state = StateIndex(path: store.statePath)
+        let lastJournal = JournalContents(path: store.journalPath, settingsHash: settingsHash)
+        let feed = try planFeed(options, store: store, state: state, journal: lastJournal, settingsHash: settingsHash)
 
         if readOnly {
-            return report(plan, options: options, output: output, store: store, loaded: loaded, settingsHash: settingsHash)
+            return report(feed, options: options, output: output, store: store, stateHash: state.settingsHash, settingsHash: settingsHash)
         }
 
         while detectors.count < jobs { detectors.append(try Detector(config)) }
         let journal: Journal
-        let state: StateWriter
+        let stateWriter: StateWriter
         do throws(WriteFailure) {
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
             journal = try Journal(path: store.journalPath, settingsHash: settingsHash)
-            state = try store.writer(settingsHash: settingsHash, settings: describedSettings, temporaries: temporaries)
+            stateWriter = try store.writer(settingsHash: settingsHash, settings: describedSettings, temporaries: temporaries)
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
@@ -184,14 +177,13 @@ public enum FaceCropCommand {
             throw .outputUnusable(output, reason: error.reason)
         }
         var processor = PhotoProcessor(settings: settings, outputRoot: output, temporaries: temporaries)
-        processor.labels = labels
+        processor.labels = PhotoFinder.labels(for: options.inputs)
         processor.journal = journal
-        let progress = Progress(total: plan.items.count, showBar: !options.quiet && Terminal.stderrIsTerminal)
+        let showBar = !options.quiet && Terminal.stderrIsTerminal
+        // The bar's total: on a terminal only, one more walk that only counts.
+        let total = showBar ? try walkItems(options).reduce(0) { count, _ in count + 1 } : 0
+        let progress = Progress(total: total, showBar: showBar)
         var counts = RunCounts()
-        // Crops of the last run no photo has made again (yet): pruned at the end.
-        var unclaimed = loaded.written
-        // Items recorded so far; they are delivered in plan order.
-        var recorded = 0
         var writeFailure: WriteFailure?
 
         var full: FaceCropError?
@@ -201,7 +193,8 @@ public enum FaceCropCommand {
         // when it is done, before the steps after the run need memory.
         let workers = detectors
         detectors = []
-        let completed = await Pipeline(processor: processor, detectors: workers, stop: stop).run(plan.items) { record, kept in
+        var items = feed
+        let completed = await Pipeline(processor: processor, detectors: workers, stop: stop).run(&items) { record, kept in
             if case .outputFull? = record.error {
                 // Every further write would fail: stop here. The photo is
                 // not recorded, so the next run processes it.
@@ -209,11 +202,10 @@ public enum FaceCropCommand {
                 return false
             }
             counts.add(record, reused: kept)
-            unclaimed.subtract(record.crops)
-            recorded += 1
+            feed.recorded()
             await progress.record(record)
             do throws(WriteFailure) {
-                try state.append(record)
+                try stateWriter.append(record)
                 try manifest.append(record)
                 return true
             } catch {
@@ -224,20 +216,22 @@ public enum FaceCropCommand {
         await progress.finish()
 
         var removed = 0
-        if completed && writeFailure == nil && options.prune {
-            removed = prune(unclaimed, in: output)
+        if completed && writeFailure == nil, let candidates = feed.pruneCandidates, !candidates.isEmpty {
+            do throws(WriteFailure) {
+                removed = prune(try stateWriter.unclaimed(candidates), in: output)
+            } catch {
+                writeFailure = error
+            }
         }
         if writeFailure == nil {
             do throws(WriteFailure) {
                 // Photos a stopped run did not reach keep their earlier
                 // records, so the next run can still reuse them.
                 if !completed {
-                    for item in plan.items[recorded...] {
-                        if let record = plan.earlier(item, loaded: loaded) { try state.append(record) }
-                    }
+                    try feed.earlierRecords { record throws(WriteFailure) in try stateWriter.append(record) }
                 }
                 try manifest.commit()
-                try state.commit()
+                try stateWriter.commit()
             } catch {
                 writeFailure = error
             }
@@ -299,96 +293,98 @@ public enum FaceCropCommand {
         return removed
     }
 
+    /// What the walk finds that belongs to this shard, in manifest order.
+    static func walkItems(_ options: Options) throws(FaceCropError) -> AnyIterator<WalkItem> {
+        let finder = PhotoFinder(
+            include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: options.output)
+        let walk = try finder.walk(options.inputs).makeIterator()
+        let shard = options.shard
+        return AnyIterator<WalkItem> {
+            while let item = walk.next() {
+                switch item {
+                case .photo(let photo): if shard?.owns(label: photo.label, source: photo.source) ?? true { return item }
+                case .problem(let problem): if shard?.owns(label: problem.label, source: problem.source) ?? true { return item }
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The run's plan: the walk joined with the last run's state.
+    static func planFeed(
+        _ options: Options, store: StateStore, state: StateIndex, journal: JournalContents, settingsHash: String
+    ) throws(FaceCropError) -> PlanFeed {
+        let owned = try walkItems(options)
+        let output = options.output!
+        // Failed photos are tried again on every run, but for --check an
+        // unchanged photo that failed before is as up to date as any other.
+        let rules = PlanJoin.Rules(
+            overwrite: options.overwrite, retryErrors: !options.check, stateCurrent: state.settingsHash == settingsHash,
+            cropExists: { access(output + "/" + $0, F_OK) == 0 })
+        let path = store.statePath
+        let join = PlanJoin(
+            walk: owned, labels: PhotoFinder.labels(for: options.inputs), stateLabels: state.segments.map(\.label),
+            records: { state.records(of: $0, path: path) }, journal: journal.records, rules: rules)
+        let readOnly = options.check || options.dryRun
+        return PlanFeed(join, prune: options.prune && !readOnly, listGone: readOnly, journalCrops: journal.crops)
+    }
+
     /// `--check` and `--dry-run`: say what a run would do, change nothing.
+    /// Lines are printed as the plan goes, gone photos last.
     static func report(
-        _ plan: Plan, options: Options, output: String, store: StateStore, loaded: StateStore.Loaded, settingsHash: String
+        _ feed: PlanFeed, options: Options, output: String, store: StateStore, stateHash: String?, settingsHash: String
     ) -> Int32 {
-        var lines: [String] = []
+        let out = LineOutput()
         let manifestPath = output + "/manifest\(store.suffix).jsonl"
-        if options.check, loaded.settingsHash != nil, loaded.settingsHash != settingsHash {
-            lines.append("settings changed: every photo would be processed again")
+        if options.check, stateHash != nil, stateHash != settingsHash {
+            out.line("settings changed: every photo would be processed again")
         }
         if options.check, access(manifestPath, F_OK) != 0 {
-            lines.append("missing: \(manifestPath)")
+            out.line("missing: \(manifestPath)")
         }
-        for item in plan.items {
-            switch item {
+        while let work = feed.nextWork() {
+            switch work.item {
             case .kept: continue
-            case .problem(let problem): lines.append("error: \(problem.source): \(problem.reason)")
+            case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
             case .photo(let photo, let previous):
                 if let previous, Plan.sameContent(photo, as: previous) { continue }
                 let name = photo.outputPrefix
-                if let reason = plan.reasons[StateStore.key(label: photo.label, source: photo.source)] {
-                    lines.append("\(reason): \(name)")
+                if let reason = work.reason {
+                    out.line("\(reason): \(name)")
                 } else {
-                    lines.append((previous == nil ? "new: " : "changed: ") + name)
+                    out.line((previous == nil ? "new: " : "changed: ") + name)
                 }
             }
         }
-        for gone in plan.gone { lines.append("removed: \(gone)") }
-        if !lines.isEmpty { Terminal.stdout(lines.joined(separator: "\n") + "\n") }
+        feed.gone?.forEach { out.line("removed: \($0)") }
+        out.flush()
         if options.dryRun { return ExitStatus.success }
-        if lines.isEmpty, !options.quiet {
-            Terminal.stderr("facecrop: '\(output)' is up to date (\(plan.items.count) photos)\n")
+        if out.lines == 0, !options.quiet {
+            Terminal.stderr("facecrop: '\(output)' is up to date (\(feed.count) photos)\n")
         }
-        return lines.isEmpty ? ExitStatus.success : ExitStatus.failure
+        return out.lines == 0 ? ExitStatus.success : ExitStatus.failure
     }
 }
 
-/// What a run has to do: which photos to process, which earlier records to
-/// keep, which photos are gone.
-struct Plan {
-    var items: [WorkItem] = []
-    /// Photos recorded before and not found now (label/source).
-    var gone: [String] = []
-    /// Why a photo with an earlier record is processed again, by key.
-    var reasons: [String: String] = [:]
+/// Lines for stdout, written in 64 KB blocks as they come.
+final class LineOutput {
+    private var buffer = ""
+    private(set) var lines = 0
 
-    /// --overwrite: no earlier record is kept.
-    var overwrite = false
-
-    init(found: PhotoFinder.Found, loaded: StateStore.Loaded, overwrite: Bool, retryErrors: Bool, output: String) {
-        self.overwrite = overwrite
-        var present: Set<String> = []
-        for photo in found.photos {
-            let key = StateStore.key(label: photo.label, source: photo.source)
-            present.insert(key)
-            guard !overwrite, let record = loaded.records[key] else {
-                if overwrite, loaded.records[key] != nil { reasons[key] = "overwrite" }
-                items.append(.photo(photo, previous: nil))
-                continue
-            }
-            let cropsThere = record.crops.allSatisfy { access(output + "/" + $0, F_OK) == 0 }
-            if record.status == .error && (retryErrors || record.sha256 == nil) {
-                reasons[key] = "failed before"
-                items.append(.photo(photo, previous: nil))
-            } else if !cropsThere {
-                reasons[key] = "crop missing"
-                items.append(.photo(photo, previous: nil))
-            } else if record.size == photo.size && record.modified == photo.modified {
-                items.append(.kept(record))
-            } else {
-                // Same content under a new time (a fresh checkout) is kept
-                // after hashing; the worker decides.
-                items.append(.photo(photo, previous: record))
-            }
-        }
-        for problem in found.problems { items.append(.problem(problem)) }
-        items.sort { PhotoFinder.precedes($0.key, $1.key) }
-        gone = loaded.records.values.filter { !present.contains($0.key) }
-            .map { PhotoFinder.join($0.label, $0.source) }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    func line(_ text: String) {
+        buffer += text
+        buffer += "\n"
+        lines += 1
+        if buffer.utf8.count >= 1 << 16 { flush() }
     }
 
-    /// The earlier record a stopped run keeps for an item it did not reach.
-    func earlier(_ item: WorkItem, loaded: StateStore.Loaded) -> PhotoRecord? {
-        switch item {
-        case .kept(let record): record
-        case .photo(let photo, _): overwrite ? nil : loaded.records[StateStore.key(label: photo.label, source: photo.source)]
-        case .problem: nil
-        }
+    func flush() {
+        if !buffer.isEmpty { Terminal.stdout(buffer) }
+        buffer = ""
     }
+}
 
+enum Plan {
     /// Whether the photo's bytes hash to the record's (reads the file).
     static func sameContent(_ photo: Photo, as record: PhotoRecord) -> Bool {
         guard let bytes = try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: photo.source) else { return false }
