@@ -8,6 +8,9 @@ final class StateLines {
     /// Where the next line starts.
     private(set) var offset: Int
 
+    // Not inlined: promoted to the stack in an optimised caller, the object
+    // was freed with its retain count above one and crashed (Swift 6, -O).
+    @inline(never)
     init(path: String, offset: Int = 0) {
         file = fopen(path, "r")
         self.offset = offset
@@ -57,9 +60,9 @@ struct StateIndex {
     init(path: String) {
         let lines = StateLines(path: path)
         var previous: [UInt8] = []
-        var start = lines.offset
-        while let bytes = lines.next() {
-            defer { start = lines.offset }
+        while true {
+            let start = lines.offset
+            guard let bytes = lines.next() else { break }
             // `{"input":"LABEL","index":...`: only a line whose label text
             // differs from the line before is parsed here.
             if let raw = Self.rawLabel(bytes) {
