@@ -51,6 +51,25 @@ func runFaceCrop(_ arguments: [String], through launcher: [String] = [], environ
         stderr: try String(contentsOf: errURL, encoding: .utf8))
 }
 
+/// Runs the binary once per entry, all at once, each with its index in
+/// JOB_COMPLETION_INDEX (as a Kubernetes Indexed Job's pods get it, for
+/// `--shard auto/N`); returns their exit statuses in order.
+func runAtOnce(_ runs: [(arguments: [String], index: Int)]) throws -> [Int32] {
+    var processes: [Process] = []
+    for run in runs {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: facecropBinary)
+        process.arguments = run.arguments
+        process.environment = ["JOB_COMPLETION_INDEX": "\(run.index)"]
+        try process.run()
+        processes.append(process)
+    }
+    return processes.map { process in
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
 /// Starts the real binary and, after `seconds`, sends it `signal`; returns
 /// its exit status (for a signal it did not handle: 128 + the signal).
 /// With `again`, a second signal follows the first after that many seconds.
@@ -185,10 +204,12 @@ func fingerprintWithStableReport(_ folder: URL) throws -> [String: String] {
 }
 
 /// Everything a user would compare between two datasets: crops, manifest,
-/// contact sheets, the report's stable text and stats.json without its `run`
+/// metadata.jsonl, contact sheets, the report's stable text and stats.json without its `run`
 /// section.
 func datasetBytes(_ output: URL) throws -> [String: String] {
     var bytes = try fingerprintWithStableReport(output).filter { !$0.key.hasPrefix(".facecrop/") }
+    // A finished dataset has its Hugging Face metadata, compared with the rest.
+    #expect(bytes[HFMetadata.fileName] != nil || bytes[Manifest.fileName] == nil)
     if bytes.removeValue(forKey: "stats.json") != nil {
         var stable = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
         stable.removeValue(forKey: "run")

@@ -38,13 +38,13 @@ public enum ExitStatus {
             meaning: "The command line is wrong: stderr gets 'Error: ...', the usage line and \"See 'facecrop --help' for more information.\""),
         Entry(
             status: noInput, name: "input missing",
-            meaning: "An input path does not exist or cannot be read; for merge, a shard folder is missing, unfinished or made with other settings."),
+            meaning: "An input path does not exist or cannot be read; for merge, a shard folder is missing, unfinished or made with other settings; for export, the dataset, its manifest.jsonl or a crop it names."),
         Entry(
             status: unavailable, name: "cascade, model, library or ffmpeg unavailable",
             meaning: "A cascade, the --model or a library (libvips, OpenCV's people detector) cannot be loaded, or, with clips, ffmpeg is missing or cannot write the codec with alpha."),
         Entry(
             status: cannotCreate, name: "output unusable",
-            meaning: "The output folder cannot be created or written."),
+            meaning: "The output folder cannot be created or written (for export: a shard)."),
         Entry(status: interrupted, name: "interrupted", meaning: "Interrupted (SIGINT, Ctrl-C)."),
         Entry(status: terminated, name: "terminated", meaning: "Terminated (SIGTERM)."),
     ]

@@ -26,12 +26,18 @@ enum Manual {
             ".I out shard-dir",
             "\\&...",
             ".br",
+            ".B facecrop export webdataset",
+            ".I dataset out",
+            "[\\fB\\-\\-shard\\-size\\fR \\fIN\\fR]",
+            ".br",
             ".B facecrop \\-\\-completions",
             ".I bash|zsh",
             ".SH DESCRIPTION",
-            text("facecrop walks every photo under the folders given (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF; recursive; EXIF orientation applied), finds faces with an OpenCV cascade, cuts one square crop per face and writes it with libvips, several photos at once but never more than --jobs in memory."),
+            text("facecrop walks every photo under the folders given (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF, GIF (first frame), JPEG XL; recursive; EXIF orientation applied), finds faces with an OpenCV cascade, cuts one square crop per face and writes it with libvips, several photos at once but never more than --jobs in memory."),
             ".PP",
-            text("The output folder gets the crops (mirroring the input tree, named after the photo plus .face<k>.<format>), manifest.jsonl (one line per crop and per photo without a crop), stats.json (counts and settings), contact-sheet.png (every crop as a numbered tile; contact-sheet-1.png, -2, ... for more than 1000 crops) and report.html (summary, failed photos, photos without a face, and the crops 500 to a page: report-2.html, ...)."),
+            text("The output folder gets the crops (mirroring the input tree, named after the photo plus .face<k>.<format>), manifest.jsonl (one line per crop and per photo without a crop), metadata.jsonl (the kept crops with their manifest fields, for Hugging Face datasets' imagefolder), stats.json (counts and settings), contact-sheet.png (every crop as a numbered tile; contact-sheet-1.png, -2, ... for more than 1000 crops) and report.html (summary, failed photos, photos without a face, and the crops 500 to a page: report-2.html, ...)."),
+            ".PP",
+            text("facecrop export webdataset writes a dataset's crops and manifest lines as WebDataset tar shards, faces-000000.tar, ... (facecrop export --help)."),
             ".PP",
             text("A rerun into the same folder processes only new and changed photos, removes the crops of photos that are gone, and redoes everything when the settings change. Every file is written under a temporary name and renamed into place."),
             ".SH OPTIONS",
@@ -149,7 +155,7 @@ enum Manual {
                 if [[ "$cur" == -* ]]; then
                     COMPREPLY=($(compgen -W "\(names)" -- "$cur"))
                 elif [[ $COMP_CWORD -eq 1 ]]; then
-                    COMPREPLY=($(compgen -W "merge" -- "$cur") $(compgen -f -- "$cur"))
+                    COMPREPLY=($(compgen -W "merge export" -- "$cur") $(compgen -f -- "$cur"))
                 else
                     COMPREPLY=($(compgen -f -- "$cur"))
                 fi

@@ -100,32 +100,36 @@ enum MergeCommand {
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
             let records = try gather(shards, into: output, temporaries: temporaries)
-            var counts = RunCounts()
-            let manifest = try ManifestWriter(outputRoot: output, temporaries: temporaries)
-            for record in records {
-                counts.add(record)
-                try manifest.append(record)
-            }
-            try manifest.commit()
-            try store.commit(records, settingsHash: hash, settings: settings, temporaries: temporaries)
-            let stats = Stats(
-                settings: settings, settingsHash: hash, counts: counts,
-                elapsed: Progress.seconds(ContinuousClock.now - started), jobs: 1, interrupted: false, removed: 0, shard: nil)
+            let merged = try write(records, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
+            let runs = shardRuns(shards, photos: merged.photos, started: started)
+            var stats = Stats(
+                settings: settings, settingsHash: hash, counts: merged,
+                elapsed: runs.merge, jobs: 1, interrupted: false, removed: 0, shard: nil)
+            stats.shardRuns = runs
             try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
             if json { Terminal.stdout(stats.json.serialized() + "\n") }
             if !quiet {
-                Terminal.stderr("facecrop: merged \(count) shards: \(counts.photos) photos, \(counts.faces) faces -> '\(output)'\n")
+                Terminal.stderr("facecrop: merged \(count) shards: \(merged.photos) photos, \(merged.faces) faces; \(runs.summary) -> '\(output)'\n")
             }
             // The contact sheet and report of the whole dataset (shards make none).
-            var options = Options()
-            options.output = output
             let failures = await Finishers.run(
-                FinishedRun(output: output, options: options, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop))
+                FinishedRun(output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop),
+                FinishSettings())
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
-            return counts.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
+            return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
+    }
+
+    /// The shards' own run, read from their stats files, and the merge's time.
+    static func shardRuns(_ shards: [ShardState], photos: Int, started: ContinuousClock.Instant) -> ShardRuns {
+        var runs = ShardRuns(photos: photos)
+        for state in shards {
+            runs.add(statsAt: state.folder + "/stats" + StateStore(output: state.folder, shard: state.shard).suffix + ".json")
+        }
+        runs.merge = Progress.seconds(ContinuousClock.now - started)
+        return runs
     }
 
     /// Checks that `shards` are all N shards of one run, each once, made with
@@ -169,6 +173,22 @@ enum MergeCommand {
         }
         records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
         return records
+    }
+
+    /// Writes the merged manifest and state file; returns the counts.
+    static func write(
+        _ records: [PhotoRecord], into output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles
+    ) throws(WriteFailure) -> RunCounts {
+        var counts = RunCounts()
+        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
+        for record in records {
+            counts.add(record)
+            try manifest.append(Manifest.lines(of: record))
+        }
+        try manifest.commit()
+        try StateStore(output: output, shard: nil)
+            .commit(records, settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        return counts
     }
 
     /// Hard-links (or copies) one crop into the merged folder, atomically.

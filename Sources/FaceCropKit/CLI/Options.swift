@@ -259,9 +259,9 @@ public enum OptionTable {
             "",
             usage,
             "",
-            "Walks each photo folder recursively (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF),",
-            "finds faces with an OpenCV cascade and writes one square crop per face, with",
-            "manifest.jsonl and stats.json, into the output folder.",
+            "Walks each photo folder recursively (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF, GIF,",
+            "JPEG XL), finds faces with an OpenCV cascade and writes one square crop per face,",
+            "with manifest.jsonl, metadata.jsonl and stats.json, into the output folder.",
             "",
             "Options:",
         ]

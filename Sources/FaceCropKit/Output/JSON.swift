@@ -72,6 +72,8 @@ public indirect enum JSON: Sendable, Equatable {
         }
     }
 
+    /// `text` as a JSON string literal (RFC 8259 escapes, plus U+2028/9 for
+    /// JavaScript). HTML escaping is another job: `Report.escape`.
     static func quote(_ text: String, into out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {

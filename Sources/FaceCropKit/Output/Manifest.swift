@@ -1,121 +1,96 @@
 import Foundation
 
 /// manifest.jsonl: one JSON object per line, a line per crop and a line per
-/// photo without crops, in source order. Written under a temporary name as
-/// the outcomes arrive (in order) and renamed into place at the end.
-final class ManifestWriter {
+/// photo without crops, in source order (the contract in README.md). The
+/// state file keeps each photo's lines too, so this is also where they are
+/// read back into a record.
+enum Manifest {
     static let fileName = "manifest.jsonl"
 
-    private let path: String
-    private let temporary: String
-    private let temporaries: TemporaryFiles
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-    private(set) var failure: WriteFailure?
-
-    init(outputRoot: String, name: String = fileName, temporaries: TemporaryFiles) throws(WriteFailure) {
-        path = (outputRoot as NSString).appendingPathComponent(name)
-        temporary = temporaries.make(for: path)
-        self.temporaries = temporaries
-        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            temporaries.forget(temporary)
-            throw WriteFailure(reason: systemError(errno))
-        }
-    }
-
-    deinit {
-        if fd >= 0 { close(fd) }
-        if failure != nil || !committed {
-            unlink(temporary)
-            temporaries.forget(temporary)
-        }
-    }
-
-    private var committed = false
-
-    func append(_ record: PhotoRecord) throws(WriteFailure) {
-        for line in record.lines {
-            buffer.append(contentsOf: line.utf8)
-            buffer.append(UInt8(ascii: "\n"))
-        }
-        if buffer.count >= 1 << 16 { try flush() }
-    }
-
-    /// Appends one line of another JSON-lines file written the same way
-    /// (e.g. clips.jsonl).
-    func appendLine(_ line: String) throws(WriteFailure) {
-        buffer.append(contentsOf: line.utf8)
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= 1 << 16 { try flush() }
-    }
-
-    func commit() throws(WriteFailure) {
-        try flush()
-        guard rename(temporary, path) == 0 else { throw fail(systemError(errno), code: errno) }
-        committed = true
-        temporaries.forget(temporary)
-    }
-
-    /// Writes out what is buffered; returns the temporary file's path.
-    func flushedPath() throws(WriteFailure) -> String {
-        try flush()
-        return temporary
-    }
-
-    private func flush() throws(WriteFailure) {
-        if let failure { throw failure }
-        let code = buffer.withUnsafeBytes { writeFully(fd, $0) }
-        if code != 0 { throw fail(systemError(code), code: code) }
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    private func fail(_ reason: String, code: Int32) -> WriteFailure {
-        let failure = WriteFailure(reason: "'\(path)': \(reason)", code: code)
-        self.failure = failure
-        return failure
-    }
-
-    /// The manifest lines for one outcome (the contract in README.md).
-    static func lines(for outcome: PhotoOutcome, labels: [String]) -> [String] {
-        var common: [(String, JSON)] = [("source", .string(FileName.display(outcome.source)))]
-        let label = outcome.input < labels.count ? labels[outcome.input] : ""
+    /// The manifest lines of one record.
+    static func lines(of record: PhotoRecord) -> [String] {
+        var common: [(String, JSON)] = [("source", .string(FileName.display(record.source)))]
         var extra: [(String, JSON)] = []
-        if FileName.hasEscapes(outcome.source) {
-            extra.append(("source_bytes", .string(Data(FileName.bytes(outcome.source)).base64EncodedString())))
+        if FileName.hasEscapes(record.source) {
+            extra.append(("source_bytes", .string(Data(FileName.bytes(record.source)).base64EncodedString())))
         }
-        if !label.isEmpty { extra.append(("input", .string(label))) }
-        if let width = outcome.width, let height = outcome.height {
+        if !record.label.isEmpty { extra.append(("input", .string(record.label))) }
+        if let width = record.width, let height = record.height {
             extra.append(("width", .int(width)))
             extra.append(("height", .int(height)))
         }
-        if let sha256 = outcome.sha256 { extra.append(("sha256", .string(sha256))) }
+        if let sha256 = record.sha256 { extra.append(("sha256", .string(sha256))) }
 
-        switch outcome.status {
+        switch record.status {
         case .ok:
-            return outcome.faces.map { face in
-                common.append(("status", .string("ok")))
-                defer { common.removeLast() }
-                let fields: [(String, JSON)] = [
-                    ("face", .int(face.index)),
-                    ("bbox", .array([.int(face.bbox.x), .int(face.bbox.y), .int(face.bbox.width), .int(face.bbox.height)])),
-                    ("score", .double(face.score)),
-                    ("crop", .string(face.crop)),
-                    ("padded", .bool(face.padded)),
-                    ("target", .string(face.target.rawValue)),
-                    ("aligned", .bool(face.aligned)),
-                    ("angle", .double(face.angle)),
-                    ("sharpness", .double(face.sharpness)),
-                ]
-                return JSON.object(common + fields + extra).serialized()
-            }
+            common.append(("status", .string("ok")))
+            return record.faces.map { face in JSON.object(common + fields(of: face) + extra).serialized() }
         case .noFace, .noPerson:
-            common.append(("status", .string(outcome.status.rawValue)))
+            common.append(("status", .string(record.status.rawValue)))
             return [JSON.object(common + extra).serialized()]
         case .error:
             common.append(("status", .string("error")))
-            common.append(("error", .string(outcome.error?.reason ?? "unknown error")))
+            common.append(("error", .string(record.failure ?? "unknown error")))
             return [JSON.object(common + extra).serialized()]
         }
+    }
+
+    private static func fields(of face: FaceRecord) -> [(String, JSON)] {
+        [
+            ("face", .int(face.index)),
+            ("bbox", .array([.int(face.box.x), .int(face.box.y), .int(face.box.width), .int(face.box.height)])),
+            ("score", .double(face.score)),
+            ("crop", .string(face.crop)),
+            ("padded", .bool(face.padded)),
+            ("target", .string(face.target.rawValue)),
+            ("aligned", .bool(face.aligned)),
+            ("angle", .double(face.angle)),
+            ("sharpness", .double(face.sharpness)),
+        ]
+    }
+
+    /// Reads a record's manifest lines back into it: the photo's size and
+    /// failure from the first line, a face from each line of an `.ok`
+    /// record. Returns false if a line is not one `lines(of:)` writes.
+    static func read(_ lines: [String], into record: inout PhotoRecord) -> Bool {
+        // One decode for all of a record's lines: a state file of 100,000
+        // photos is read at every run.
+        let text = "[" + lines.joined(separator: ",") + "]"
+        guard let parsed = try? JSONDecoder().decode([Line].self, from: Data(text.utf8)), let first = parsed.first else {
+            return false
+        }
+        record.width = first.width
+        record.height = first.height
+        record.failure = first.error
+        guard record.status == .ok else { return true }
+        var faces: [FaceRecord] = []
+        for line in parsed {
+            guard let index = line.face, let box = line.bbox, box.count == 4, let score = line.score,
+                let crop = line.crop, let padded = line.padded
+            else { return false }
+            faces.append(
+                FaceRecord(
+                    index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
+                    target: line.target.flatMap(Target.init(rawValue:)) ?? .face, aligned: line.aligned ?? false,
+                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: crop, padded: padded))
+        }
+        record.faces = faces
+        return true
+    }
+
+    /// The members of a manifest line a record keeps (the rest it knows already).
+    private struct Line: Decodable {
+        var face: Int?
+        var bbox: [Int]?
+        var score: Double?
+        var crop: String?
+        var padded: Bool?
+        var target: String?
+        var aligned: Bool?
+        var angle: Double?
+        var sharpness: Double?
+        var width: Int?
+        var height: Int?
+        var error: String?
     }
 }

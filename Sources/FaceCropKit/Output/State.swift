@@ -1,70 +1,6 @@
 import Foundation
 import Synchronization
 
-/// What facecrop knows about one photo it processed: how to recognise the
-/// same file again, the manifest lines it gave, and the files it wrote.
-struct PhotoRecord: Sendable, Equatable {
-    /// The input's label ("" with a single input) and the photo's source path.
-    var label: String
-    var input: Int
-    var source: String
-    var size: Int
-    var modified: Int
-    var sha256: String?
-    var status: PhotoStatus
-    var crops: [String]
-    /// The manifest lines, verbatim.
-    var lines: [String]
-    /// For the terminal: the error, when this record is a fresh failure.
-    var error: FaceCropError?
-
-    var key: String { StateStore.key(label: label, source: source) }
-
-    var json: JSON {
-        .object([
-            ("input", .string(label)),
-            ("index", .int(input)),
-            ("source", .string(source)),
-            ("size", .int(size)),
-            ("mtime_ns", .int(modified)),
-            ("sha256", sha256.map(JSON.string) ?? .null),
-            ("status", .string(status.rawValue)),
-            ("crops", .array(crops.map(JSON.string))),
-            ("lines", .array(lines.map(JSON.string))),
-        ])
-    }
-
-    init(
-        label: String, input: Int, source: String, size: Int, modified: Int, sha256: String?, status: PhotoStatus,
-        crops: [String], lines: [String], error: FaceCropError? = nil
-    ) {
-        self.label = label
-        self.input = input
-        self.source = source
-        self.size = size
-        self.modified = modified
-        self.sha256 = sha256
-        self.status = status
-        self.crops = crops
-        self.lines = lines
-        self.error = error
-    }
-
-    init?(_ object: [String: Any]) {
-        guard let label = object["input"] as? String, let input = object["index"] as? Int,
-            let source = object["source"] as? String, let size = object["size"] as? Int,
-            let modified = object["mtime_ns"] as? Int, let statusText = object["status"] as? String,
-            let status = PhotoStatus(rawValue: statusText), let crops = object["crops"] as? [String],
-            let lines = object["lines"] as? [String]
-        else { return nil }
-        self.init(
-            label: label, input: input, source: source, size: size, modified: modified,
-            sha256: object["sha256"] as? String, status: status, crops: crops, lines: lines)
-    }
-
-    var faceCount: Int { status == .ok ? lines.count : 0 }
-}
-
 /// The record of a dataset folder, kept in `<-o>/.facecrop/`:
 ///
 /// - `state.jsonl`: one record per photo of the last finished (or stopped)
@@ -131,7 +67,7 @@ struct StateStore {
                     loaded.written.formUnion(crops)
                     continue
                 }
-                guard let record = PhotoRecord(object) else { continue }
+                guard let record = PhotoRecord(state: object) else { continue }
                 loaded.written.formUnion(record.crops)
                 if index == 0 { loaded.stateRecords.append(record) }
                 if fileHash == settingsHash {
@@ -161,7 +97,7 @@ struct StateStore {
     /// Writes the state file for `records` (in manifest order) and drops the journal.
     func commit(_ records: [PhotoRecord], settingsHash: String, settings: JSON, temporaries: TemporaryFiles) throws(WriteFailure) {
         let writer = try writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
-        for record in records { try writer.append(record) }
+        for record in records { try writer.append(record, lines: Manifest.lines(of: record)) }
         try writer.commit()
     }
 
@@ -172,22 +108,23 @@ struct StateStore {
 /// The state file being written: under a temporary name until `commit`,
 /// which puts it in place and drops the journal (the state now holds all).
 final class StateWriter {
-    private let lines: ManifestWriter
+    private let lines: JSONLinesWriter
     private let journalPath: String
 
     fileprivate init(store: StateStore, settingsHash: String, settings: JSON, temporaries: TemporaryFiles)
         throws(WriteFailure)
     {
-        lines = try ManifestWriter(outputRoot: store.root, name: (store.statePath as NSString).lastPathComponent, temporaries: temporaries)
+        lines = try JSONLinesWriter(outputRoot: store.root, name: (store.statePath as NSString).lastPathComponent, temporaries: temporaries)
         journalPath = store.journalPath
-        try lines.appendLine(
+        try lines.append(
             JSON.object([
                 ("settings_hash", .string(settingsHash)), ("version", .string(OptionTable.version)), ("settings", settings),
             ]).serialized())
     }
 
-    func append(_ record: PhotoRecord) throws(WriteFailure) {
-        try lines.appendLine(record.json.serialized())
+    /// Appends a record, given its manifest lines.
+    func append(_ record: PhotoRecord, lines manifestLines: [String]) throws(WriteFailure) {
+        try lines.append(record.stateJSON(lines: manifestLines).serialized())
     }
 
     func commit() throws(WriteFailure) {
@@ -231,7 +168,7 @@ struct StateRecords: Sequence, Sendable {
                 guard length > 0, let line else { return nil }
                 let data = Data(bytes: line, count: length)
                 guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                    let record = PhotoRecord(object)
+                    let record = PhotoRecord(state: object)
                 else { continue }  // the header line
                 return record
             }
@@ -265,7 +202,7 @@ final class Journal: Sendable {
     }
 
     func finish(_ record: PhotoRecord) throws(WriteFailure) {
-        try append(record.json)
+        try append(record.stateJSON)
     }
 
     private func append(_ entry: JSON) throws(WriteFailure) {

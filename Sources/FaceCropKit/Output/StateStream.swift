@@ -36,7 +36,7 @@ final class StateLines {
     /// short by a crash) are skipped.
     func nextRecord() -> PhotoRecord? {
         while let bytes = next() {
-            if let object = Self.object(bytes), let record = PhotoRecord(object) { return record }
+            if let object = Self.object(bytes), let record = PhotoRecord(state: object) { return record }
         }
         return nil
     }
@@ -75,7 +75,7 @@ struct StateIndex {
                     settingsHash = hash
                     header = object
                 }
-            } else if let record = PhotoRecord(object), segments.last?.label != record.label {
+            } else if let record = PhotoRecord(state: object), segments.last?.label != record.label {
                 segments.append((record.label, start))
             }
         }
@@ -130,7 +130,7 @@ struct JournalContents {
                 fileHash = hash
             } else if let begun = object["begin"] as? [String] {
                 crops += begun
-            } else if let record = PhotoRecord(object) {
+            } else if let record = PhotoRecord(state: object) {
                 crops += record.crops
                 if fileHash == settingsHash { records[record.key] = record }
             }

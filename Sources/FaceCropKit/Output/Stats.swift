@@ -14,6 +14,11 @@ struct Stats {
     var interrupted: Bool
     var removed: Int
     var shard: Shard?
+    /// When the run ended (seconds since 1970); it started `elapsed` before.
+    /// Shards record both so that `merge` can give the wall time of them all.
+    var finishedAt = Date().timeIntervalSince1970
+    /// Set by `merge`: the shards' runs, which the `run` section reports.
+    var shardRuns: ShardRuns?
 
     static func settingsJSON(_ settings: CropSettings, cascadePath: String, modelPath: String? = nil) -> JSON {
         .object([
@@ -93,16 +98,25 @@ struct Stats {
     }
 
     var json: JSON {
-        .object(stableMembers + [
-            ("run", .object([
-                ("elapsed_s", .double((elapsed * 1000).rounded() / 1000)),
-                ("photos_per_s", .double(elapsed > 0 ? (Double(counts.photos) / elapsed * 100).rounded() / 100 : 0)),
-                ("jobs", .int(jobs)),
-                ("processed", .int(counts.photos - counts.reused)),
-                ("reused", .int(counts.reused)),
-                ("removed_crops", .int(removed)),
-            ])),
-        ])
+        .object(stableMembers + [("run", .object(shardRuns.map(\.members) ?? runMembers))])
+    }
+
+    private var runMembers: [(String, JSON)] {
+        [
+            ("elapsed_s", Self.rounded(elapsed, 3)),
+            ("photos_per_s", Self.rounded(elapsed > 0 ? Double(counts.photos) / elapsed : 0, 2)),
+            ("jobs", .int(jobs)),
+            ("processed", .int(counts.photos - counts.reused)),
+            ("reused", .int(counts.reused)),
+            ("removed_crops", .int(removed)),
+            ("started", Self.rounded(finishedAt - elapsed, 3)),
+            ("finished", Self.rounded(finishedAt, 3)),
+        ]
+    }
+
+    static func rounded(_ value: Double, _ digits: Int) -> JSON {
+        let scale = pow(10, Double(digits))
+        return .double((value * scale).rounded() / scale)
     }
 
     func summaryLine(output: String) -> String {

@@ -38,7 +38,7 @@ public struct FindProblem: Sendable, Equatable {
 /// Enumerates photos under the inputs: recursive, sorted, hidden names and
 /// the output folder skipped, symbolic links skipped unless followed.
 public struct PhotoFinder: Sendable {
-    public static let extensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "avif"]
+    public static let extensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "avif", "gif", "jxl"]
 
     var include: [String]
     var exclude: [String]

@@ -168,19 +168,11 @@ struct DatasetTests {
         // Three processes at once: two into a shared folder, one into its own.
         let shared = work.appendingPathComponent("shared")
         let own = work.appendingPathComponent("own")
-        var processes: [Process] = []
-        for (index, folder) in [(0, shared), (1, own), (2, shared)] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: facecropBinary)
-            process.arguments = [photos.path, "-o", folder.path, "--shard", "auto/3", "-q", "--jobs", "1"]
-            process.environment = ["JOB_COMPLETION_INDEX": "\(index)"]
-            try process.run()
-            processes.append(process)
-        }
-        for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-        }
+        let statuses = try runAtOnce(
+            [(0, shared), (1, own), (2, shared)].map { index, folder in
+                ([photos.path, "-o", folder.path, "--shard", "auto/3", "-q", "--jobs", "1"], index)
+            })
+        #expect(statuses == [0, 0, 0])
         let missing = try runFaceCrop(["merge", work.appendingPathComponent("m1").path, shared.path])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("missing shard(s) 1 of 3"))

@@ -193,4 +193,23 @@ struct EndToEndTests {
         let header = try Picture.header(of: PhotoBytes(path: crop.path, source: "crop"), source: "crop")
         #expect(header.width == 64 && header.height == 64)
     }
+
+    /// `facecrop floor` (scripts/bench) takes its own detect-only path: it
+    /// must find the faces a real run crops, and write nothing.
+    @Test func floorFindsTheFacesARunCrops() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try copyFixtures(Self.photoFolders, into: photos)
+        let floor = try runFaceCrop(["floor", photos.path, "--jobs", "2"])
+        #expect(floor.status == 0, "stderr: \(floor.stderr)")
+        let measured = try #require(try JSONSerialization.jsonObject(with: Data(floor.stdout.utf8)) as? [String: Any])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path).allSatisfy { !$0.hasPrefix(".") })
+        let output = work.appendingPathComponent("dataset")
+        #expect(try runFaceCrop([photos.path, "-o", output.path, "-q"]).status == 0)
+        let lines = try readManifest(output)
+        #expect(measured["photos"] as? Int == Set(lines.map { $0["source"] as! String }).count)
+        #expect(measured["faces"] as? Int == lines.filter { $0["status"] as? String == "ok" }.count)
+        #expect(measured["errors"] as? Int == 0)
+    }
 }

@@ -98,7 +98,7 @@ struct HardeningTests {
         let gone = Photo(inputIndex: 0, source: "gone.jpg", path: "/nonexistent/gone.jpg", outputPrefix: "gone.jpg")
         let record = processor.process(gone, previous: nil, with: try Detector(FaceCropCommand.detectorConfig(Options())))
         #expect(record.status == .error)
-        #expect(record.lines == [#"{"source": "gone.jpg", "status": "error", "error": "cannot read file: No such file or directory"}"#])
+        #expect(Manifest.lines(of: record) == [#"{"source": "gone.jpg", "status": "error", "error": "cannot read file: No such file or directory"}"#])
     }
 
     @Test func symbolicLinkLoopsAreReportedNotFollowedForever() throws {

@@ -203,7 +203,7 @@ struct ReportTests {
         let faces = records.flatMap(\.crops).count
         #expect(faces == 24)
         let finished = FinishedRun(
-            output: run.output.path, options: Options(), records: records,
+            output: run.output.path, records: records,
             stats: .object([("photos", .int(Array(records).count)), ("faces", .int(faces))]), temporaries: TemporaryFiles(),
             stop: StopRequest())
         #expect(Report.write(finished, sheets: [], pageSize: 10).isEmpty)

@@ -1,16 +1,27 @@
+import Foundation
 import Testing
 
 @testable import FaceCropKit
 
 struct ManifestTests {
+    /// A record of a photo, as the stages make it.
+    static func record(_ input: Int, _ source: String, _ status: PhotoStatus, label: String = "", sha256: String? = nil)
+        -> PhotoRecord
+    {
+        PhotoRecord(label: label, input: input, source: source, size: 1, modified: 2, sha256: sha256, status: status)
+    }
+
+    static let faces = [
+        FaceRecord(index: 0, box: .init(x: 10, y: 20, width: 30, height: 40), score: 5.25, crop: "trip/IMG_1.heic.face0.jpg", padded: false),
+        FaceRecord(index: 1, box: .init(x: 1, y: 2, width: 3, height: 4), score: 2, crop: "trip/IMG_1.heic.face1.jpg", padded: true),
+    ]
+
     @Test func faceLinesFollowTheContract() {
-        let outcome = PhotoOutcome(
-            input: 0, source: "trip/IMG_1.heic", status: .ok,
-            faces: [
-                FaceCrop(index: 0, bbox: .init(x: 10, y: 20, width: 30, height: 40), score: 5.25, crop: "trip/IMG_1.heic.face0.jpg", padded: false),
-                FaceCrop(index: 1, bbox: .init(x: 1, y: 2, width: 3, height: 4), score: 2, crop: "trip/IMG_1.heic.face1.jpg", padded: true),
-            ], width: 4032, height: 3024, sha256: "ab")
-        let lines = ManifestWriter.lines(for: outcome, labels: [""])
+        var outcome = Self.record(0, "trip/IMG_1.heic", .ok, sha256: "ab")
+        outcome.faces = Self.faces
+        outcome.width = 4032
+        outcome.height = 3024
+        let lines = Manifest.lines(of: outcome)
         #expect(lines == [
             #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 0, "bbox": [10,20,30,40], "score": 5.25, "crop": "trip/IMG_1.heic.face0.jpg", "padded": false, "target": "face", "aligned": false, "angle": 0, "sharpness": 0, "width": 4032, "height": 3024, "sha256": "ab"}"#,
             #"{"source": "trip/IMG_1.heic", "status": "ok", "face": 1, "bbox": [1,2,3,4], "score": 2, "crop": "trip/IMG_1.heic.face1.jpg", "padded": true, "target": "face", "aligned": false, "angle": 0, "sharpness": 0, "width": 4032, "height": 3024, "sha256": "ab"}"#,
@@ -18,19 +29,40 @@ struct ManifestTests {
     }
 
     @Test func photosWithoutCropsGetOneLine() {
-        let none = PhotoOutcome(input: 1, source: "b.png", status: .noFace, width: 10, height: 20, sha256: "cd")
-        #expect(ManifestWriter.lines(for: none, labels: ["a", "b"]) == [
+        var none = Self.record(1, "b.png", .noFace, label: "b", sha256: "cd")
+        (none.width, none.height) = (10, 20)
+        #expect(Manifest.lines(of: none) == [
             #"{"source": "b.png", "status": "no_face", "input": "b", "width": 10, "height": 20, "sha256": "cd"}"#
         ])
-        let nobody = PhotoOutcome(input: 0, source: "tree.jpg", status: .noPerson, width: 10, height: 20, sha256: "ef")
-        #expect(ManifestWriter.lines(for: nobody, labels: [""]) == [
+        var nobody = Self.record(0, "tree.jpg", .noPerson, sha256: "ef")
+        (nobody.width, nobody.height) = (10, 20)
+        #expect(Manifest.lines(of: nobody) == [
             #"{"source": "tree.jpg", "status": "no_person", "width": 10, "height": 20, "sha256": "ef"}"#
         ])
-        let failed = PhotoOutcome(
-            input: 0, source: "x.jpg", status: .error, error: .notAnImage("x.jpg", reason: "empty file (0 bytes)"))
-        #expect(ManifestWriter.lines(for: failed, labels: [""]) == [
+        let photo = Photo(inputIndex: 0, source: "x.jpg", path: "/nonexistent/x.jpg", outputPrefix: "x.jpg")
+        let failed = PhotoRecord(photo, failed: .notAnImage("x.jpg", reason: "empty file (0 bytes)"))
+        #expect(Manifest.lines(of: failed) == [
             #"{"source": "x.jpg", "status": "error", "error": "not a readable image: empty file (0 bytes)"}"#
         ])
+    }
+
+    /// A state entry as an earlier version wrote it (manifest lines kept
+    /// verbatim) is read into a typed record that writes the same bytes again.
+    @Test(arguments: [
+        #"{"input": "", "index": 0, "source": "trip/IMG_1.heic", "size": 1, "mtime_ns": 2, "sha256": "ab", "status": "ok", "crops": ["trip/IMG_1.heic.face0.jpg"], "lines": ["{\"source\": \"trip/IMG_1.heic\", \"status\": \"ok\", \"face\": 0, \"bbox\": [10,20,30,40], \"score\": 0.9123, \"crop\": \"trip/IMG_1.heic.face0.jpg\", \"padded\": true, \"target\": \"face\", \"aligned\": true, \"angle\": -3.27, \"sharpness\": 1234.56, \"width\": 4032, \"height\": 3024, \"sha256\": \"ab\"}"]}"#,
+        #"{"input": "b", "index": 1, "source": "b.png", "size": 5, "mtime_ns": 6, "sha256": "cd", "status": "no_face", "crops": [], "lines": ["{\"source\": \"b.png\", \"status\": \"no_face\", \"input\": \"b\", \"width\": 10, \"height\": 20, \"sha256\": \"cd\"}"]}"#,
+        #"{"input": "", "index": 0, "source": "x.jpg", "size": 0, "mtime_ns": 0, "sha256": null, "status": "error", "crops": [], "lines": ["{\"source\": \"x.jpg\", \"status\": \"error\", \"error\": \"not a readable image: empty file (0 bytes)\"}"]}"#,
+    ])
+    func stateEntriesReadBackToTheSameBytes(entry: String) throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.utf8)) as? [String: Any])
+        let record = try #require(PhotoRecord(state: object))
+        #expect(record.stateJSON.serialized() == entry)
+    }
+
+    @Test func aStateEntryWithALineItCannotReadIsSkipped() throws {
+        let entry = #"{"input": "", "index": 0, "source": "a.jpg", "size": 1, "mtime_ns": 2, "sha256": "ab", "status": "ok", "crops": ["a.jpg.face0.jpg"], "lines": ["{\"source\": \"a.jpg\", \"status\": \"ok\"}"]}"#
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(entry.utf8)) as? [String: Any])
+        #expect(PhotoRecord(state: object) == nil)
     }
 
     @Test(arguments: [
@@ -51,8 +83,8 @@ struct ManifestTests {
     }
 
     @Test func cropNamesKeepTheWholePhotoName() {
-        #expect(PhotoProcessor.cropName(prefix: "a.jpg", index: 0, format: .jpg) == "a.jpg.face0.jpg")
-        #expect(PhotoProcessor.cropName(prefix: "a.heic", index: 0, format: .jpg) == "a.heic.face0.jpg")
-        #expect(PhotoProcessor.cropName(prefix: "t/a.png", index: 12, format: .webp) == "t/a.png.face12.webp")
+        #expect(PlaceStage.cropName(prefix: "a.jpg", index: 0, format: .jpg) == "a.jpg.face0.jpg")
+        #expect(PlaceStage.cropName(prefix: "a.heic", index: 0, format: .jpg) == "a.heic.face0.jpg")
+        #expect(PlaceStage.cropName(prefix: "t/a.png", index: 12, format: .webp) == "t/a.png.face12.webp")
     }
 }

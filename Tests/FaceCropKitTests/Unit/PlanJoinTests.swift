@@ -14,9 +14,13 @@ struct PlanJoinTests {
     }
 
     func record(_ label: String, _ input: Int, _ source: String, status: PhotoStatus = .ok, crops: [String]? = nil) -> PhotoRecord {
-        PhotoRecord(
+        let names = crops ?? [PhotoFinder.join(label, source) + ".face0.jpg"]
+        let faces = names.enumerated().map { index, crop in
+            FaceRecord(index: index, box: PixelRect(x: 0, y: 0, width: 10, height: 10), score: 1, crop: crop)
+        }
+        return PhotoRecord(
             label: label, input: input, source: source, size: 10, modified: 1, sha256: "00", status: status,
-            crops: crops ?? [PhotoFinder.join(label, source) + ".face0.jpg"], lines: ["{}"])
+            width: 100, height: 100, faces: status == .ok ? faces : [])
     }
 
     /// Runs the join; each step as a short text: "kept a", "new b", "changed b", "<reason> b", "gone c", "gone? c".
@@ -32,7 +36,7 @@ struct PlanJoinTests {
         var steps: [String] = []
         while let step = join.next() {
             switch step {
-            case .gone(let record, let reported): steps.append((reported ? "gone " : "gone? ") + PhotoFinder.join(record.label, record.source))
+            case .gone(let record, let reported, _): steps.append((reported ? "gone " : "gone? ") + PhotoFinder.join(record.label, record.source))
             case .work(let work):
                 switch work.item {
                 case .kept(let record): steps.append("kept " + PhotoFinder.join(record.label, record.source))
@@ -121,14 +125,15 @@ struct PlanJoinTests {
         let path = folder.appendingPathComponent("state.jsonl").path
         let odd = #"x","index":1 \"#
         let records = [record("a", 0, "1.jpg"), record("a", 0, "2.jpg"), record(odd, 1, "1.jpg"), record("c", 2, "1.jpg")]
-        let lines = [#"{"settings_hash":"abc","version":"0"}"#] + records.map { $0.json.serialized() } + ["{\"input\":\"c\",\"ind"]
+        let lines = [#"{"settings_hash":"abc","version":"0"}"#] + records.map { $0.stateJSON.serialized() } + ["{\"input\":\"c\",\"ind"]
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let index = StateIndex(path: path)
         #expect(index.settingsHash == "abc")
         #expect(index.segments.map(\.label) == ["a", odd, "c"])
-        #expect(Array(index.records(of: "a", path: path)) == Array(records[0..<2]))
-        #expect(Array(index.records(of: odd, path: path)) == [records[2]])
-        #expect(Array(index.records(of: "c", path: path)) == [records[3]])
+        let names = { (label: String) in index.records(of: label, path: path).map { PhotoFinder.join($0.label, $0.source) } }
+        #expect(names("a") == ["a/1.jpg", "a/2.jpg"])
+        #expect(names(odd) == [odd + "/1.jpg"])
+        #expect(names("c") == ["c/1.jpg"])
         #expect(Array(index.records(of: "none", path: path)).isEmpty)
     }
 }

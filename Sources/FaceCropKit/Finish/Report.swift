@@ -19,17 +19,13 @@ enum Report {
         page == 1 ? fileName : "report-\(page).html"
     }
 
-    /// One crop as the page shows it, read from its manifest line.
+    /// One crop as the page shows it: a face of a record, numbered in manifest order.
     struct Crop {
         var number: Int
         var source: String
-        var face: Int
-        var score: Double
-        var bbox: [Int]
+        var face: FaceRecord
         var width: Int?
         var height: Int?
-        var path: String
-        var padded: Bool
     }
 
     /// Writes every page and removes pages a larger dataset left behind.
@@ -43,20 +39,15 @@ enum Report {
             let shown = PhotoFinder.join(record.label, record.source)
             switch record.status {
             case .error:
-                let line = record.lines.first.flatMap(parse)
-                errors.append((shown, line?["error"] as? String ?? record.error?.reason ?? "unknown error"))
+                errors.append((shown, record.failure ?? "unknown error"))
             case .noFace:
                 noFace.append(shown)
             case .noPerson:
                 noFace.append(shown + " (no person found)")
             case .ok:
-                for text in record.lines {
-                    guard let line = parse(text), let path = line["crop"] as? String else { continue }
-                    crops.append(Crop(
-                        number: crops.count + 1, source: shown, face: line["face"] as? Int ?? 0,
-                        score: (line["score"] as? NSNumber)?.doubleValue ?? 0, bbox: line["bbox"] as? [Int] ?? [],
-                        width: line["width"] as? Int, height: line["height"] as? Int, path: path,
-                        padded: line["padded"] as? Bool ?? false))
+                for face in record.faces {
+                    crops.append(
+                        Crop(number: crops.count + 1, source: shown, face: face, width: record.width, height: record.height))
                 }
             }
         }
@@ -80,10 +71,6 @@ enum Report {
         var stale = pages + 1
         while unlink(run.output + "/" + pageName(stale)) == 0 { stale += 1 }
         return failures
-    }
-
-    private static func parse(_ line: String) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
     }
 
     private static let style = """
@@ -214,18 +201,20 @@ enum Report {
         guard !crops.isEmpty else { return html + "<p class=\"none\">No crops.</p>\n</section>\n" }
         html += "<div class=\"grid\">\n"
         for crop in crops {
-            let href = escape(urlPath(crop.path))
-            var detail = "score \(format(crop.score))"
-            if crop.bbox.count == 4 { detail += " · face \(crop.bbox[2])×\(crop.bbox[3]) px" }
+            let face = crop.face
+            let box = face.box
+            let href = escape(urlPath(face.crop))
+            var detail = "score \(format(face.score)) · face \(box.width)×\(box.height) px"
             if let width = crop.width, let height = crop.height { detail += " · photo \(width)×\(height)" }
-            if crop.padded { detail += " · padded" }
-            var tooltip = "#\(crop.number) \(crop.source), face \(crop.face)\n\(detail)\n\(crop.path)"
-            if crop.bbox.count == 4 { tooltip += "\nbbox \(crop.bbox.map(String.init).joined(separator: ", "))" }
+            if face.padded { detail += " · padded" }
+            let tooltip =
+                "#\(crop.number) \(crop.source), face \(face.index)\n\(detail)\n\(face.crop)"
+                + "\nbbox \([box.x, box.y, box.width, box.height].map(String.init).joined(separator: ", "))"
             html += """
                 <figure class="crop" id="crop-\(crop.number)" title="\(escape(tooltip))">\
                 <a href="\(href)"><img src="\(href)" loading="lazy" decoding="async" width="\(thumbnailSide)" \
-                height="\(thumbnailSide)" alt="face \(crop.face) of \(escape(crop.source))"></a>\
-                <figcaption><b>#\(crop.number)</b> <span class="path">\(escape(crop.source))</span> face \(crop.face)\
+                height="\(thumbnailSide)" alt="face \(face.index) of \(escape(crop.source))"></a>\
+                <figcaption><b>#\(crop.number)</b> <span class="path">\(escape(crop.source))</span> face \(face.index)\
                 <br>\(escape(detail))</figcaption></figure>
 
                 """
@@ -252,7 +241,10 @@ enum Report {
         String(format: "%.2f", value)
     }
 
-    /// `text` safe inside HTML text and quoted attributes.
+    /// `text` safe inside HTML text and quoted attributes. Not `JSON.quote`:
+    /// HTML needs `&`, `<`, `>` and `'` made entities and keeps control
+    /// characters and backslashes as they are, which JSON must escape; the
+    /// two share only the idea of replacing some scalars.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)

@@ -5,8 +5,9 @@ enum PlanStep {
     /// A photo to process or keep, or a problem: one manifest entry.
     case work(PlanWork)
     /// A photo the last run recorded that is not found now. `reported`: it
-    /// was recorded with the current settings (--check lists it as removed).
-    case gone(PhotoRecord, reported: Bool)
+    /// was recorded with the current settings (--check lists it as removed);
+    /// `crops`: what the state and the journal say it wrote.
+    case gone(PhotoRecord, reported: Bool, crops: [String])
 }
 
 struct PlanWork {
@@ -125,17 +126,15 @@ struct PlanJoin: IteratorProtocol {
         }
         let left = journal.values.sorted { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
         journal = [:]
-        for record in left { queue.append(.gone(record, reported: true)) }
+        for record in left { queue.append(.gone(record, reported: true, crops: record.crops)) }
         walkDone = true
     }
 
     private mutating func gone(_ record: PhotoRecord) -> PlanStep {
         if let newer = journal.removeValue(forKey: record.key) {
-            var both = newer
-            both.crops += record.crops
-            return .gone(both, reported: true)
+            return .gone(newer, reported: true, crops: newer.crops + record.crops)
         }
-        return .gone(record, reported: rules.stateCurrent)
+        return .gone(record, reported: rules.stateCurrent, crops: record.crops)
     }
 
     /// What to do with a photo found now, given its state record if any.

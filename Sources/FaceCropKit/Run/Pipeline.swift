@@ -19,30 +19,6 @@ public final class StopRequest: Sendable {
     }
 }
 
-/// Counts for stats.json and the summary line.
-public struct RunCounts: Sendable, Equatable {
-    public var photos = 0
-    public var ok = 0
-    public var noFace = 0
-    public var noPerson = 0
-    public var errors = 0
-    public var faces = 0
-    /// Photos whose record from an earlier run was kept.
-    public var reused = 0
-
-    mutating func add(_ record: PhotoRecord, reused: Bool = false) {
-        photos += 1
-        faces += record.faceCount
-        if reused { self.reused += 1 }
-        switch record.status {
-        case .ok: ok += 1
-        case .noFace: noFace += 1
-        case .noPerson: noPerson += 1
-        case .error: errors += 1
-        }
-    }
-}
-
 /// One thing to report, in manifest order.
 enum WorkItem: Sendable {
     /// A photo to process; `previous` is an earlier record to keep if the content is unchanged.
@@ -68,7 +44,8 @@ enum WorkItem: Sendable {
 /// manifest order through a reorder buffer that only ever holds records
 /// that finished ahead of a slower photo.
 struct Pipeline {
-    var processor: PhotoProcessor
+    /// What a worker does with a photo (and its earlier record, if any).
+    var work: @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord
     var detectors: [Detector]
     var stop: StopRequest
 
@@ -103,7 +80,7 @@ struct Pipeline {
                 } else if case .kept(let record) = window[0] {
                     keepGoing = await deliver(record, true)
                 } else if case .problem(let problem) = window[0] {
-                    keepGoing = await deliver(processor.record(for: problem), false)
+                    keepGoing = await deliver(PhotoRecord(problem), false)
                 } else {
                     return
                 }
@@ -126,10 +103,10 @@ struct Pipeline {
                     guard case .photo(let photo, let previous) = item else { continue }
                     let detector = idle.removeLast()
                     let index = first + window.count - 1
-                    let processor = self.processor
+                    let work = self.work
                     running += 1
                     group.addTask(executorPreference: executor) {
-                        Finished(index: index, record: processor.process(photo, previous: previous, with: detector), detector: detector)
+                        Finished(index: index, record: work(photo, previous, detector), detector: detector)
                     }
                 }
             }

@@ -14,44 +14,26 @@ enum ClipStep {
         var face: FrameBox
     }
 
-    struct Settings: Sendable {
-        var ffmpeg: FFmpeg
-        var codec: ClipCodec
-        var side: Int
-        var fps: Int
-        var hold: Int
-        var mask: ClipMaskShape
-        var output: String
-        var temporaries: TemporaryFiles
-        var stop: StopRequest
-    }
-
-    /// Writes the clips of a finished run; returns the errors met.
-    static func run(_ run: FinishedRun, ffmpeg: FFmpeg) -> [String] {
-        let options = run.options
-        let settings = Settings(
-            ffmpeg: ffmpeg, codec: options.effectiveClipCodec, side: options.effectiveClipSize, fps: options.clipFPS,
-            hold: options.clipHold, mask: options.clipMask, output: run.output, temporaries: run.temporaries,
-            stop: run.stop)
-        let suffix = StateStore(output: run.output, shard: options.shard).suffix
+    /// Writes the clips of a finished run; returns the errors met. `suffix`
+    /// is the shard's (`clips.shard-K-of-N.jsonl`).
+    static func run(_ run: FinishedRun, _ clips: ClipSettings, suffix: String) -> [String] {
         let sidecarPath = run.output + "/\(sidecarName)\(suffix).jsonl"
         let earlierClips = recordedClips(in: sidecarPath)
-        let sidecar: ManifestWriter
+        let sidecar: JSONLinesWriter
         do {
-            sidecar = try ManifestWriter(outputRoot: run.output, name: "\(sidecarName)\(suffix).jsonl", temporaries: run.temporaries)
+            sidecar = try JSONLinesWriter(outputRoot: run.output, name: "\(sidecarName)\(suffix).jsonl", temporaries: run.temporaries)
         } catch {
             return ["cannot write '\(sidecarPath)': \(error.reason)"]
         }
         var failures: [String] = []
         var written: Set<String> = []
-
-        if let path = options.clip {
+        if let path = clips.path {
             let recorded = recordedName(of: path, output: run.output)
-            let allFrames = run.records.lazy.flatMap { Self.frames(of: $0, margin: options.margin, side: settings.side) }
+            let allFrames = run.records.lazy.flatMap { Self.frames(of: $0, margin: clips.margin, side: clips.side) }
             do throws(ClipFailure) {
                 try AtomicFileFolder.make(for: path)
-                let count = try writeClip(allFrames, to: path, settings) { crop, frame in
-                    try? sidecar.appendLine(line(crop: crop, clip: recorded, frame: frame))
+                let count = try writeClip(allFrames, to: path, clips, run) { crop, frame in
+                    try? sidecar.append(line(crop: crop, clip: recorded, frame: frame))
                 }
                 if count > 0 { written.insert(recorded) }
             } catch {
@@ -59,26 +41,12 @@ enum ClipStep {
                 return ["clip '\(path)': \(error.reason)"]
             }
         } else {
-            for record in run.records where record.status == .ok && !record.crops.isEmpty {
-                let name = PhotoFinder.join(record.label, record.source) + ".clip." + settings.codec.fileExtension
-                let path = run.output + "/" + name
-                var lines: [String] = []
-                do throws(ClipFailure) {
-                    let count = try writeClip(frames(of: record, margin: options.margin, side: settings.side), to: path, settings) {
-                        crop, frame in lines.append(line(crop: crop, clip: name, frame: frame))
-                    }
-                    if count > 0 { written.insert(name) }
-                    for line in lines { try? sidecar.appendLine(line) }
-                } catch {
-                    failures.append("clip '\(path)': \(error.reason)")
-                    if run.stop.requested != nil { break }
-                }
-            }
+            failures = perSource(run, clips, sidecar: sidecar, written: &written)
         }
-        if options.prune {
+        if clips.prune {
             // Per-source clips of photos that are gone or have no face now.
             let gone = earlierClips.subtracting(written).filter(isPerSourceClip)
-            _ = FaceCropCommand.prune(gone, in: run.output)
+            _ = Prune.files(gone, in: run.output)
         }
         do throws(WriteFailure) {
             try sidecar.commit()
@@ -88,17 +56,36 @@ enum ClipStep {
         return failures
     }
 
-    /// The crops of one record as frames, from its manifest lines.
+    /// `--clip-per source`: a clip for each photo with crops.
+    private static func perSource(
+        _ run: FinishedRun, _ clips: ClipSettings, sidecar: JSONLinesWriter, written: inout Set<String>
+    ) -> [String] {
+        var failures: [String] = []
+        for record in run.records where record.status == .ok && !record.crops.isEmpty {
+            let name = PhotoFinder.join(record.label, record.source) + ".clip." + clips.codec.fileExtension
+            let path = run.output + "/" + name
+            var lines: [String] = []
+            do throws(ClipFailure) {
+                let count = try writeClip(frames(of: record, margin: clips.margin, side: clips.side), to: path, clips, run) {
+                    crop, frame in lines.append(line(crop: crop, clip: name, frame: frame))
+                }
+                if count > 0 { written.insert(name) }
+                try? sidecar.append(lines)
+            } catch {
+                failures.append("clip '\(path)': \(error.reason)")
+                if run.stop.requested != nil { break }
+            }
+        }
+        return failures
+    }
+
+    /// The crops of one record as frames.
     static func frames(of record: PhotoRecord, margin: Double, side: Int) -> [Frame] {
-        guard record.status == .ok else { return [] }
-        return record.lines.compactMap { line in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let crop = object["crop"] as? String, let box = object["bbox"] as? [Int], box.count == 4,
-                let width = object["width"] as? Int, let height = object["height"] as? Int
-            else { return nil }
-            let bbox = PixelRect(x: box[0], y: box[1], width: box[2], height: box[3])
-            let face = ClipMask.faceBox(bbox: bbox, photoWidth: width, photoHeight: height, margin: margin, side: side)
-            return Frame(crop: crop, face: face)
+        guard record.status == .ok, let width = record.width, let height = record.height else { return [] }
+        return record.faces.map { face in
+            Frame(
+                crop: face.crop,
+                face: ClipMask.faceBox(bbox: face.box, photoWidth: width, photoHeight: height, margin: margin, side: side))
         }
     }
 
@@ -106,14 +93,14 @@ enum ClipStep {
     /// it; calls `placed(crop, first frame)` for each crop. Returns the number
     /// of crops (0: nothing written). On failure no file is left behind.
     static func writeClip<S: Sequence<Frame>>(
-        _ frames: S, to destination: String, _ settings: Settings, placed: (String, Int) -> Void
+        _ frames: S, to destination: String, _ settings: ClipSettings, _ run: FinishedRun, placed: (String, Int) -> Void
     ) throws(ClipFailure) -> Int {
-        let temporary = settings.temporaries.make(beside: destination)
-        let log = settings.temporaries.make(for: destination + ".ffmpeg.log")
+        let temporary = run.temporaries.make(beside: destination)
+        let log = run.temporaries.make(for: destination + ".ffmpeg.log")
         defer {
             unlink(log)
-            settings.temporaries.forget(log)
-            settings.temporaries.forget(temporary)
+            run.temporaries.forget(log)
+            run.temporaries.forget(temporary)
         }
         do throws(ClipFailure) {
             let side = settings.side
@@ -126,12 +113,12 @@ enum ClipStep {
             var firstAlpha: [UInt8]?
             var crops = 0
             for frame in frames {
-                if settings.stop.requested != nil {
+                if run.stop.requested != nil {
                     writer.abort()
                     throw ClipFailure(reason: "interrupted")
                 }
                 do {
-                    try Vips.loadRGB(settings.output + "/" + frame.crop, side: side, into: &rgb)
+                    try Vips.loadRGB(run.output + "/" + frame.crop, side: side, into: &rgb)
                 } catch {
                     writer.abort()
                     throw ClipFailure(reason: "crop '\(frame.crop)': \(error.reason)")
@@ -169,7 +156,7 @@ enum ClipStep {
     /// checks that the alpha channel survived: transparent where the mask
     /// is 0, opaque where it is 255. (An encoder can drop alpha and still
     /// exit 0, as libx265 3.5 does.)
-    static func verify(_ file: String, expected: [UInt8], _ settings: Settings, log: String) throws(ClipFailure) {
+    static func verify(_ file: String, expected: [UInt8], _ settings: ClipSettings, log: String) throws(ClipFailure) {
         let side = settings.side
         let arguments =
             ["-hide_banner", "-nostdin", "-loglevel", "error"] + settings.codec.decoderArguments
@@ -271,5 +258,33 @@ enum AtomicFileFolder {
         } catch {
             throw ClipFailure(reason: "cannot create its folder: \(error.reason)")
         }
+    }
+}
+
+/// The clip options a run was given.
+struct ClipSettings: Sendable {
+    var ffmpeg: FFmpeg
+    /// `--clip PATH` (one clip of the dataset); nil: `--clip-per source`.
+    var path: String?
+    var codec: ClipCodec
+    var side: Int
+    var fps: Int
+    var hold: Int
+    var mask: ClipMaskShape
+    /// `--margin`, to place the face in each crop.
+    var margin: Double
+    /// `--prune`: remove per-source clips no photo makes any more.
+    var prune: Bool
+
+    init(_ options: Options, ffmpeg: FFmpeg) {
+        self.ffmpeg = ffmpeg
+        path = options.clip
+        codec = options.effectiveClipCodec
+        side = options.effectiveClipSize
+        fps = options.clipFPS
+        hold = options.clipHold
+        mask = options.clipMask
+        margin = options.margin
+        prune = options.prune
     }
 }

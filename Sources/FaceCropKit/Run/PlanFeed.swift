@@ -27,8 +27,8 @@ final class PlanFeed: IteratorProtocol {
     func nextWork() -> PlanWork? {
         while let step = join.next() {
             switch step {
-            case .gone(let record, let reported):
-                pruneCandidates?.formUnion(record.crops)
+            case .gone(let record, let reported, let crops):
+                pruneCandidates?.formUnion(crops)
                 if reported { gone?.append(record) }
             case .work(let work):
                 pruneCandidates?.formUnion(work.oldCrops)

@@ -1,0 +1,69 @@
+import CVipsShim
+import Foundation
+
+/// A finished run, as the steps that read the whole dataset see it.
+struct FinishedRun: Sendable {
+    var output: String
+    /// Every photo's record, in manifest order, read from the state file one at a time.
+    var records: StateRecords
+    /// stats.json as written.
+    var stats: JSON
+    var temporaries: TemporaryFiles
+    var stop: StopRequest
+}
+
+/// Which steps run after the manifest is written, each with its own settings.
+struct FinishSettings: Sendable {
+    /// Clips to write (nil: none).
+    var clips: ClipSettings?
+    var contactSheet = true
+    var report = true
+    /// A shard sees only part of the dataset: it writes its clips, but
+    /// `facecrop merge` makes the sheets and the report of the whole.
+    var shard: Shard?
+
+    /// The defaults: a contact sheet and a report, no clips (`facecrop merge`).
+    init() {}
+
+    /// From a run's options; `ffmpeg` is the one probed before the run (nil: no clips).
+    init(_ options: Options, ffmpeg: FFmpeg?) {
+        clips = ffmpeg.map { ClipSettings(options, ffmpeg: $0) }
+        contactSheet = options.contactSheet
+        report = options.report
+        shard = options.shard
+    }
+}
+
+/// Steps that run after the manifest is written and read the whole dataset:
+/// each returns the errors it met (reported on stderr, exit status 1), never
+/// throws. Add a step here with its own file and settings; keep each one
+/// streaming (the dataset may hold 100,000 crops).
+enum Finishers {
+    static func run(_ run: FinishedRun, _ settings: FinishSettings) async -> [String] {
+        // The photos' images are gone: give their pages back before the
+        // sheets take theirs, so the peak is the sheet, not both.
+        CVipsShim_TrimMemory()
+        // Blocking work (libvips, a subprocess): off the cooperative pool.
+        return await withTaskExecutorPreference(BlockingExecutor()) { steps(run, settings) }
+    }
+
+    private static func steps(_ run: FinishedRun, _ settings: FinishSettings) -> [String] {
+        var failures: [String] = []
+        // A shard's crops are only part of the dataset: merge writes the whole's.
+        if settings.shard == nil { failures += HFMetadata.write(run) }
+        if let clips = settings.clips {
+            failures += ClipStep.run(run, clips, suffix: StateStore(output: run.output, shard: settings.shard).suffix)
+        }
+        if settings.shard != nil { return failures }
+        var sheets: [String] = []
+        if settings.contactSheet {
+            let made = ContactSheet.write(run)
+            sheets = made.names
+            failures += made.failures
+        }
+        if settings.report, run.stop.requested == nil {
+            failures += Report.write(run, sheets: sheets)
+        }
+        return failures
+    }
+}

@@ -1,0 +1,126 @@
+/// One face facecrop found in a photo and (in a run) the crop it wrote.
+struct FaceRecord: Sendable, Equatable {
+    /// 0-based; faces are numbered largest first.
+    var index: Int
+    /// The face in upright, full-resolution pixels of the photo.
+    var box: PixelRect
+    var score: Double
+    /// What was cropped (`--target`).
+    var target: Target = .face
+    /// Whether the crop was turned to level the eyes, and by how many degrees.
+    var aligned = false
+    var angle = 0.0
+    /// Variance of the Laplacian of the box at 96 x 96 (higher is sharper).
+    var sharpness = 0.0
+    /// The crop file, relative to `-o` ("" where none was written: `floor`).
+    var crop = ""
+    /// Whether the crop reached past the photo's edge and was padded.
+    var padded = false
+}
+
+public enum PhotoStatus: String, Sendable {
+    case ok
+    case noFace = "no_face"
+    case noPerson = "no_person"
+    case error
+}
+
+/// What facecrop knows about one photo: how to recognise the same file
+/// again, what it found and the crops it wrote. Every photo, and every
+/// problem found while walking the folders, yields exactly one record; a
+/// failure is a value here, never an exception that stops the other photos.
+///
+/// This is the one per-photo value that flows from the photo stages through
+/// the run to the outputs; only `Output/` turns it into JSON (manifest lines,
+/// state and journal entries) and back.
+struct PhotoRecord: Sendable, Equatable {
+    /// The input's label ("" with a single input), its index in command-line
+    /// order, and the photo's path relative to that input.
+    var label: String
+    var input: Int
+    var source: String
+    /// How the file is recognised again: its size, modification time (ns) and content hash.
+    var size: Int
+    var modified: Int
+    var sha256: String?
+    var status: PhotoStatus
+    /// Upright size of the photo, when its header could be read.
+    var width: Int?
+    var height: Int?
+    /// The faces cropped (status `.ok` only), in manifest order.
+    var faces: [FaceRecord] = []
+    /// Why the photo failed (status `.error`), as the manifest says it.
+    var failure: String?
+    /// For the terminal: the error, when this record is a fresh failure.
+    var error: FaceCropError?
+
+    /// The crop files this record says facecrop wrote, relative to `-o`.
+    var crops: [String] { faces.map(\.crop) }
+    var faceCount: Int { status == .ok ? faces.count : 0 }
+    var key: String { StateStore.key(label: label, source: source) }
+
+    /// A photo's record before anything is known but where it is.
+    init(_ photo: Photo, status: PhotoStatus, sha256: String? = nil) {
+        self.init(
+            label: photo.label, input: photo.inputIndex, source: photo.source, size: photo.size, modified: photo.modified,
+            sha256: sha256, status: status)
+    }
+
+    /// A photo that failed.
+    init(_ photo: Photo, failed error: FaceCropError, sha256: String? = nil) {
+        self.init(photo, status: .error, sha256: sha256)
+        self.error = error
+        failure = error.reason
+    }
+
+    /// A problem the walk found.
+    init(_ problem: FindProblem) {
+        let error = FaceCropError.unreadable(FileName.display(problem.source), reason: problem.reason)
+        self.init(
+            label: problem.label, input: problem.inputIndex, source: problem.source, size: 0, modified: 0, sha256: nil,
+            status: .error, failure: error.reason, error: error)
+    }
+
+    init(
+        label: String, input: Int, source: String, size: Int, modified: Int, sha256: String?, status: PhotoStatus,
+        width: Int? = nil, height: Int? = nil, faces: [FaceRecord] = [], failure: String? = nil,
+        error: FaceCropError? = nil
+    ) {
+        self.label = label
+        self.input = input
+        self.source = source
+        self.size = size
+        self.modified = modified
+        self.sha256 = sha256
+        self.status = status
+        self.width = width
+        self.height = height
+        self.faces = faces
+        self.failure = failure
+        self.error = error
+    }
+}
+
+/// Counts for stats.json and the summary line.
+public struct RunCounts: Sendable, Equatable {
+    public var photos = 0
+    public var ok = 0
+    public var noFace = 0
+    public var noPerson = 0
+    public var errors = 0
+    public var faces = 0
+    /// Photos whose record from an earlier run was kept.
+    public var reused = 0
+
+    mutating func add(_ record: PhotoRecord, reused: Bool = false) {
+        photos += 1
+        faces += record.faceCount
+        if reused { self.reused += 1 }
+        switch record.status {
+        case .ok: ok += 1
+        case .noFace: noFace += 1
+        case .noPerson: noPerson += 1
+        case .error: errors += 1
+        }
+    }
+}

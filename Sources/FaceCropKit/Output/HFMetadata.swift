@@ -1,0 +1,148 @@
+import Foundation
+
+/// metadata.jsonl: the dataset as a Hugging Face `imagefolder`, so that
+/// `datasets.load_dataset("imagefolder", data_dir=OUT)` loads every crop with
+/// its manifest fields as columns.
+///
+/// One line per sample (a manifest line with `status: ok`), in manifest
+/// order: `file_name` (the crop's path relative to the folder that holds
+/// metadata.jsonl), then the manifest line's members in name order. Numbers
+/// stay numbers and the box (and landmarks) stay lists.
+///
+/// Every line has the same columns of the same types, because `datasets`
+/// takes the columns and their types from the first 10 MB of the file and
+/// casts the rest to them: a member some lines lack (`input`,
+/// `source_bytes`) is written as "" (a string), [] (a list) or null, and a
+/// member that holds a fraction on any line (`score`, `angle`) is written
+/// with a fraction on every line (`0.0`, not the manifest's `0`). Hence two
+/// passes over the manifest, each one line at a time: the first learns the
+/// columns, the second writes.
+///
+/// Derived from the committed manifest and written under a temporary name,
+/// then renamed: the same manifest always gives the same bytes, whatever
+/// --jobs was.
+enum HFMetadata {
+    static let fileName = "metadata.jsonl"
+
+    /// The finishing step of a run or a merge: metadata.jsonl beside
+    /// manifest.jsonl, for every crop. (With splits, call `write` once per
+    /// split folder with that folder as `within`.)
+    static func write(_ run: FinishedRun) -> [String] {
+        let manifest = run.output + "/" + Manifest.fileName
+        do throws(WriteFailure) {
+            try write(manifest: manifest, output: run.output, within: "", temporaries: run.temporaries)
+            return []
+        } catch {
+            return ["\(fileName): \(error.reason)"]
+        }
+    }
+
+    /// Writes `output/within/metadata.jsonl` with the samples whose crop lies
+    /// under `within` (a folder relative to `output`, "" for the whole
+    /// dataset); `file_name` is relative to that folder.
+    static func write(manifest: String, output: String, within: String, temporaries: TemporaryFiles) throws(WriteFailure) {
+        guard access(manifest, R_OK) == 0 else {
+            throw WriteFailure(reason: "cannot read '\(manifest)': \(systemError(errno))")
+        }
+        let folder = within.isEmpty ? output : output + "/" + within
+        let prefix = within.isEmpty ? "" : within + "/"
+        let samples = ManifestLines(path: manifest).lazy.filter { $0.isSample && $0.crop.hasPrefix(prefix) }
+        var columns = Columns()
+        for line in samples { columns.learn(line.object) }
+        let writer = try JSONLinesWriter(outputRoot: folder, name: fileName, temporaries: temporaries)
+        for line in samples {
+            try writer.append(columns.line(line.object, fileName: String(line.crop.dropFirst(prefix.count))))
+        }
+        try writer.commit()
+    }
+
+    /// What the first pass learns of each member.
+    struct Columns {
+        enum Kind { case string, array, other }
+        struct Column {
+            var kind: Kind
+            /// A number with a fraction somewhere in it, on some line.
+            var fraction = false
+        }
+        private(set) var columns: [String: Column] = [:]
+
+        mutating func learn(_ object: [String: Any]) {
+            for (name, value) in object where name != "file_name" {
+                var column = columns[name] ?? Column(kind: Self.kind(of: value))
+                if column.kind == .other, !(value is NSNull) { column.kind = Self.kind(of: value) }
+                if Self.hasFraction(value) { column.fraction = true }
+                columns[name] = column
+            }
+        }
+
+        /// One metadata line: `file_name`, then every column by name.
+        func line(_ object: [String: Any], fileName: String) -> String {
+            var out = "{\"file_name\": "
+            JSON.quote(fileName, into: &out)
+            for name in columns.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                let column = columns[name]!
+                out += ", "
+                JSON.quote(name, into: &out)
+                out += ": "
+                switch object[name] {
+                case nil, is NSNull:
+                    out += column.kind == .string ? "\"\"" : column.kind == .array ? "[]" : "null"
+                case let value?:
+                    Self.serialize(value, fraction: column.fraction, into: &out)
+                }
+            }
+            return out + "}"
+        }
+
+        static func kind(of value: Any) -> Kind {
+            if value is String { return .string }
+            if value is [Any] { return .array }
+            return .other
+        }
+
+        /// JSONSerialization's number type: "c" for a Boolean, "d"/"f" for a
+        /// number written with a fraction or an exponent.
+        static func numberType(_ number: NSNumber) -> Character {
+            return Character(UnicodeScalar(UInt8(bitPattern: number.objCType.pointee)))
+        }
+
+        static func hasFraction(_ value: Any) -> Bool {
+            switch value {
+            case let number as NSNumber: "df".contains(numberType(number))
+            case let array as [Any]: array.contains { hasFraction($0) }
+            case let object as [String: Any]: object.values.contains { hasFraction($0) }
+            default: false
+            }
+        }
+
+        /// `value` as JSON; every number as a fraction when `fraction` is set.
+        static func serialize(_ value: Any, fraction: Bool, into out: inout String) {
+            switch value {
+            case let text as String: JSON.quote(text, into: &out)
+            case let number as NSNumber:
+                switch numberType(number) {
+                case "c": out += number.boolValue ? "true" : "false"
+                case "d", "f": out += number.doubleValue.description
+                default: out += fraction ? Double(number.int64Value).description : String(number.int64Value)
+                }
+            case let array as [Any]:
+                out += "["
+                for (index, element) in array.enumerated() {
+                    if index > 0 { out += ", " }
+                    serialize(element, fraction: fraction, into: &out)
+                }
+                out += "]"
+            case let object as [String: Any]:
+                out += "{"
+                for (index, name) in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                    if index > 0 { out += ", " }
+                    JSON.quote(name, into: &out)
+                    out += ": "
+                    serialize(object[name]!, fraction: fraction, into: &out)
+                }
+                out += "}"
+            default: out += "null"
+            }
+        }
+    }
+}

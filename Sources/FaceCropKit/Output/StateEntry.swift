@@ -1,0 +1,36 @@
+import Foundation
+
+/// A record as one line of the state file or the journal. The format is the
+/// one earlier versions wrote (the manifest lines verbatim under `lines`),
+/// so a state file written by either is read by the other.
+extension PhotoRecord {
+    /// The state entry, given the record's manifest lines (`Manifest.lines(of: self)`).
+    func stateJSON(lines: [String]) -> JSON {
+        .object([
+            ("input", .string(label)),
+            ("index", .int(input)),
+            ("source", .string(source)),
+            ("size", .int(size)),
+            ("mtime_ns", .int(modified)),
+            ("sha256", sha256.map(JSON.string) ?? .null),
+            ("status", .string(status.rawValue)),
+            ("crops", .array(crops.map(JSON.string))),
+            ("lines", .array(lines.map(JSON.string))),
+        ])
+    }
+
+    var stateJSON: JSON { stateJSON(lines: Manifest.lines(of: self)) }
+
+    /// A record read back from a state or journal entry.
+    init?(state object: [String: Any]) {
+        guard let label = object["input"] as? String, let input = object["index"] as? Int,
+            let source = object["source"] as? String, let size = object["size"] as? Int,
+            let modified = object["mtime_ns"] as? Int, let statusText = object["status"] as? String,
+            let status = PhotoStatus(rawValue: statusText), let lines = object["lines"] as? [String]
+        else { return nil }
+        self.init(
+            label: label, input: input, source: source, size: size, modified: modified,
+            sha256: object["sha256"] as? String, status: status)
+        guard Manifest.read(lines, into: &self) else { return nil }
+    }
+}

@@ -1,0 +1,55 @@
+/// A face found, mapped onto the full-resolution photo.
+struct FoundFace {
+    var box: PixelRect
+    var score: Double
+    var sharpness: Double
+    /// The eye line's angle in degrees, when both eyes were found.
+    var angle: Double?
+}
+
+/// Stage 3: the faces (or whatever `--target` names) on the detection
+/// decode, kept by `--min-face`, `--min-sharpness`, `--person-only` and
+/// `--faces`, largest first.
+enum DetectStage {
+    enum Result {
+        /// `--person-only` found no person; no faces are kept.
+        case noPerson
+        /// The faces kept (maybe none), and the detection decode's scale.
+        case faces([FoundFace], scale: Double)
+    }
+
+    static func detect(_ decoded: Decoded, with detector: Detector, settings: CropSettings, source: String)
+        throws(FaceCropError) -> Result
+    {
+        let gray = try decoded.small.grayPixels(source: source)
+        let rgb = detector.needsColour ? try decoded.small.rgbPixels(source: source) : nil
+        let full = decoded.full
+        let scale = Double(gray.width) / Double(full.width)
+        let minSide = Int((Double(settings.minFace) * scale).rounded(.down))
+        var found = try detector.find(in: gray, rgb: rgb, minSide: minSide, source: source)
+        if settings.personOnly {
+            let people = try detector.findPeople(in: gray, source: source).map(\.box)
+            found = found.filter {
+                PersonRule.counts($0.box, target: settings.target, people: people, width: gray.width, height: gray.height)
+            }
+            // A person found only past the photo's edges places faces, but alone does not make a photo one of people.
+            if found.isEmpty && !people.contains(where: { Detector.liesInside($0, width: gray.width, height: gray.height) }) {
+                return .noPerson
+            }
+        }
+        var faces = found.map { detection in
+            FoundFace(
+                box: CropGeometry.map(detection.box, from: (gray.width, gray.height), to: full), score: detection.score,
+                sharpness: (Detector.sharpness(of: detection.box, in: gray) * 100).rounded() / 100,
+                angle: detection.eyes.map { ($0.angle * 100).rounded() / 100 })
+        }
+        .filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
+        faces.sort { a, b in
+            if a.box.area != b.box.area { return a.box.area > b.box.area }
+            if a.box.y != b.box.y { return a.box.y < b.box.y }
+            return a.box.x < b.box.x
+        }
+        if settings.faces == .largest { faces = Array(faces.prefix(1)) }
+        return .faces(faces, scale: scale)
+    }
+}

@@ -1,0 +1,20 @@
+/// Stage 1: a photo's bytes and their hash. An earlier record of the same
+/// content (same settings) is kept instead of decoding again.
+enum ReadStage {
+    enum Result {
+        case bytes(PhotoBytes)
+        case same(PhotoRecord)
+    }
+
+    /// Reads the photo; `previous` is what an earlier run recorded for it
+    /// when its size or time changed.
+    static func read(_ photo: Photo, previous: PhotoRecord?) throws(FaceCropError) -> Result {
+        let bytes = try PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: FileName.display(photo.source))
+        if var kept = previous, kept.sha256 == bytes.sha256 {
+            kept.size = photo.size
+            kept.modified = photo.modified
+            return .same(kept)
+        }
+        return .bytes(bytes)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// `--check` and `--dry-run`: say what a run would do, change nothing.
+/// Lines are printed as the plan goes, gone photos last.
+enum CheckReport {
+    static func report(_ feed: PlanFeed, stateHash: String?, setup: RunSetup) -> Int32 {
+        let options = setup.options
+        let output = setup.output
+        let out = LineOutput()
+        let manifestPath = output + "/manifest\(setup.store.suffix).jsonl"
+        if options.check, stateHash != nil, stateHash != setup.settingsHash {
+            out.line("settings changed: every photo would be processed again")
+        }
+        if options.check, access(manifestPath, F_OK) != 0 {
+            out.line("missing: \(manifestPath)")
+        }
+        while let work = feed.nextWork() {
+            switch work.item {
+            case .kept: continue
+            case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
+            case .photo(let photo, let previous):
+                if let previous, Plan.sameContent(photo, as: previous) { continue }
+                let name = photo.outputPrefix
+                if let reason = work.reason {
+                    out.line("\(reason): \(name)")
+                } else {
+                    out.line((previous == nil ? "new: " : "changed: ") + name)
+                }
+            }
+        }
+        feed.gone?.forEach { out.line("removed: \($0)") }
+        out.flush()
+        if options.dryRun { return ExitStatus.success }
+        if out.lines == 0, !options.quiet {
+            Terminal.stderr("facecrop: '\(output)' is up to date (\(feed.count) photos)\n")
+        }
+        return out.lines == 0 ? ExitStatus.success : ExitStatus.failure
+    }
+}
+
+/// Lines for stdout, written in 64 KB blocks as they come.
+final class LineOutput {
+    private var buffer = ""
+    private(set) var lines = 0
+
+    func line(_ text: String) {
+        buffer += text
+        buffer += "\n"
+        lines += 1
+        if buffer.utf8.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        if !buffer.isEmpty { Terminal.stdout(buffer) }
+        buffer = ""
+    }
+}

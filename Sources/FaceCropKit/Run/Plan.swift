@@ -1,0 +1,51 @@
+import Foundation
+
+/// Step 2 of a run: what it has to do (which photos to process, which
+/// earlier records to keep, which photos are gone), as a stream: the walk
+/// of the inputs joined with the last run's state file, both in manifest
+/// order (`PlanJoin`), fed to the pipeline as it goes (`PlanFeed`).
+enum Plan {
+    /// The plan of this run, and the settings the last run's state was made with.
+    static func make(_ setup: RunSetup) throws(FaceCropError) -> (feed: PlanFeed, stateHash: String?) {
+        let options = setup.options
+        let state = StateIndex(path: setup.store.statePath)
+        let journal = JournalContents(path: setup.store.journalPath, settingsHash: setup.settingsHash)
+        let output = setup.output
+        // Failed photos are tried again on every run, but for --check an
+        // unchanged photo that failed before is as up to date as any other.
+        let rules = PlanJoin.Rules(
+            overwrite: options.overwrite, retryErrors: !options.check, stateCurrent: state.settingsHash == setup.settingsHash,
+            cropExists: { access(output + "/" + $0, F_OK) == 0 })
+        let path = setup.store.statePath
+        let join = PlanJoin(
+            walk: try walk(setup), labels: PhotoFinder.labels(for: options.inputs), stateLabels: state.segments.map(\.label),
+            records: { state.records(of: $0, path: path) }, journal: journal.records, rules: rules)
+        let feed = PlanFeed(
+            join, prune: options.prune && !setup.readOnly, listGone: setup.readOnly, journalCrops: journal.crops)
+        return (feed, state.settingsHash)
+    }
+
+    /// What the walk finds that belongs to this shard, in manifest order.
+    static func walk(_ setup: RunSetup) throws(FaceCropError) -> AnyIterator<WalkItem> {
+        let options = setup.options
+        let finder = PhotoFinder(
+            include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output)
+        let walk = try finder.walk(options.inputs).makeIterator()
+        guard let shard = options.shard else { return AnyIterator(walk) }
+        return AnyIterator {
+            while let item = walk.next() {
+                switch item {
+                case .photo(let photo): if shard.owns(label: photo.label, source: photo.source) { return item }
+                case .problem(let problem): if shard.owns(label: problem.label, source: problem.source) { return item }
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Whether the photo's bytes hash to the record's (reads the file).
+    static func sameContent(_ photo: Photo, as record: PhotoRecord) -> Bool {
+        guard let bytes = try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: photo.source) else { return false }
+        return bytes.sha256 == record.sha256
+    }
+}

@@ -1,0 +1,54 @@
+/// What step 4 (the commit) leaves for the finish.
+struct Committed {
+    var stats: Stats
+    var writeFailure: WriteFailure?
+}
+
+/// Step 4 of a run: old crops pruned, the manifest and the state file put in
+/// place (the journal goes), stats.json written.
+enum RunCommit {
+    static func commit(
+        _ processed: Processed, feed: PlanFeed, files: RunFiles, setup: RunSetup, elapsed: Double
+    ) -> Committed {
+        var writeFailure = processed.writeFailure
+        var removed = 0
+        // Crops of the last run that may not have been made again: those
+        // the new state file does not list are pruned.
+        if processed.completed && writeFailure == nil, let candidates = feed.pruneCandidates, !candidates.isEmpty {
+            do throws(WriteFailure) {
+                removed = Prune.files(try files.state.unclaimed(candidates), in: setup.output)
+            } catch {
+                writeFailure = error
+            }
+        }
+        if writeFailure == nil {
+            do throws(WriteFailure) {
+                // Photos a stopped run did not reach keep their earlier
+                // records, so the next run can still reuse them.
+                if !processed.completed {
+                    try feed.earlierRecords { record throws(WriteFailure) in
+                        try files.state.append(record, lines: Manifest.lines(of: record))
+                    }
+                }
+                try files.manifest.commit()
+                try files.state.commit()
+            } catch {
+                writeFailure = error
+            }
+        }
+        let stats = Stats(
+            settings: setup.described, settingsHash: setup.settingsHash, counts: processed.counts, elapsed: elapsed,
+            jobs: setup.options.effectiveJobs, interrupted: !processed.completed && writeFailure == nil, removed: removed,
+            shard: setup.options.shard)
+        if writeFailure == nil {
+            do throws(WriteFailure) {
+                try AtomicFile.write(
+                    Array((stats.json.pretty() + "\n").utf8), to: setup.output + "/stats\(setup.store.suffix).json",
+                    temporaries: files.temporaries)
+            } catch {
+                writeFailure = error
+            }
+        }
+        return Committed(stats: stats, writeFailure: writeFailure)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Step 5 of a run: the finishing steps (clips, contact sheet, report), the
+/// summary, and the exit status.
+enum RunFinish {
+    static func finish(
+        _ committed: Committed, processed: Processed, setup: RunSetup, temporaries: TemporaryFiles, stop: StopRequest
+    ) async -> Int32 {
+        let options = setup.options
+        let output = setup.output
+        let stats = committed.stats
+        var finisherFailures: [String] = []
+        if committed.writeFailure == nil, processed.completed {
+            let run = FinishedRun(
+                output: output, records: setup.store.records, stats: stats.json, temporaries: temporaries, stop: stop)
+            finisherFailures = await Finishers.run(run, FinishSettings(options, ffmpeg: setup.ffmpeg))
+            for failure in finisherFailures { Terminal.stderr("facecrop: error: \(failure)\n") }
+        }
+        if options.json {
+            Terminal.stdout(stats.json.serialized() + "\n")
+        }
+        if let full = processed.full {
+            Terminal.stderr("facecrop: error: \(full.description); stopped. Free some space and run again: the photos finished so far are kept.\n")
+            return ExitStatus.failure
+        }
+        if let writeFailure = committed.writeFailure {
+            let advice = writeFailure.isOutOfSpace ? " Free some space and run again: the photos finished so far are kept." : ""
+            Terminal.stderr("facecrop: error: cannot write the dataset's records: \(writeFailure.reason).\(advice)\n")
+            return ExitStatus.failure
+        }
+        if !options.quiet {
+            Terminal.stderr(stats.summaryLine(output: output) + "\n")
+        }
+        if let signal = stop.requested {
+            return signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
+        }
+        return processed.counts.errors > 0 || !finisherFailures.isEmpty ? ExitStatus.failure : ExitStatus.success
+    }
+}

@@ -1,0 +1,55 @@
+/// What step 3 (the pipeline) leaves for the commit.
+struct Processed {
+    var completed = false
+    var counts = RunCounts()
+    /// The disk filled: the photo that found out is not recorded.
+    var full: FaceCropError?
+    var writeFailure: WriteFailure?
+}
+
+/// Step 3 of a run: the photos through the workers; each record goes to the
+/// state file and the manifest as it arrives, in manifest order; none is
+/// kept in memory.
+enum RunPipeline {
+    static func run(
+        _ feed: PlanFeed, detectors: inout [Detector], files: RunFiles, setup: RunSetup, stop: StopRequest
+    ) async -> Processed {
+        var processor = PhotoProcessor(settings: setup.settings, outputRoot: setup.output, temporaries: files.temporaries)
+        processor.journal = files.journal
+        let showBar = !setup.options.quiet && Terminal.stderrIsTerminal
+        // The bar's total: on a terminal only, one more walk that only counts.
+        let total = showBar ? ((try? Plan.walk(setup))?.reduce(0) { count, _ in count + 1 } ?? 0) : 0
+        let progress = Progress(total: total, showBar: showBar)
+        var processed = Processed()
+        // The detectors (OpenCV's models and buffers) go with the pipeline
+        // when it is done, before the steps after the run need memory.
+        let work: @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord = { [processor] photo, previous, detector in
+            processor.process(photo, previous: previous, with: detector)
+        }
+        let pipeline = Pipeline(work: work, detectors: detectors, stop: stop)
+        detectors = []
+        var items = feed
+        processed.completed = await pipeline.run(&items) { record, kept in
+            if case .outputFull? = record.error {
+                // Every further write would fail: stop here. The photo is
+                // not recorded, so the next run processes it.
+                processed.full = record.error
+                return false
+            }
+            processed.counts.add(record, reused: kept)
+            feed.recorded()
+            await progress.record(record)
+            do throws(WriteFailure) {
+                let lines = Manifest.lines(of: record)
+                try files.state.append(record, lines: lines)
+                try files.manifest.append(lines)
+                return true
+            } catch {
+                processed.writeFailure = error
+                return false
+            }
+        }
+        await progress.finish()
+        return processed
+    }
+}

@@ -1,0 +1,175 @@
+"""The loaders' test (run by scripts/test-loaders, which installs the packages).
+
+Makes a dataset from Fixtures/ (faces, a photo without a face, an animated
+GIF, a JPEG XL) with the real facecrop binary, then reads it as training code does:
+Hugging Face `datasets` (metadata.jsonl), `webdataset` over the exported
+shards, the README's three snippets, and a DVC pipeline. Prints
+'N passed, M failed' and exits 1 on any failure.
+"""
+
+import filecmp
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.argv[1]).resolve()
+VENV_BIN = Path(sys.executable).parent
+results = {"passed": 0, "failed": 0}
+
+
+def check(condition, what):
+    results["passed" if condition else "failed"] += 1
+    if not condition:
+        print(f"FAIL: {what}", file=sys.stderr)
+    return condition
+
+
+def run(command, cwd=None, env=None):
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"$ {' '.join(map(str, command))}\n{done.stdout}{done.stderr}", file=sys.stderr)
+    return done
+
+
+def key_for(crop):
+    """The documented key rule, written again here: the crop path without
+    its extension, with %, / and . percent-encoded."""
+    stem, ext = crop.rsplit(".", 1)
+    return stem.replace("%", "%25").replace("/", "%2F").replace(".", "%2E"), ext.lower()
+
+
+def make_dataset(work):
+    photos = work / "photos"
+    for folder in ["faces", "extra-formats"]:
+        shutil.copytree(ROOT / "Fixtures" / folder, photos / folder)
+    shutil.copy(ROOT / "Fixtures" / "noface" / "coffee.jpg", photos / "coffee.jpg")
+    out = work / "out"
+    done = run([BIN, photos, "-o", out, "-q"])
+    check(done.returncode == 0, "facecrop makes the dataset")
+    manifest = [json.loads(line) for line in (out / "manifest.jsonl").read_text().splitlines()]
+    ok = [line for line in manifest if line["status"] == "ok"]
+    check(len(ok) >= 6 and len(ok) < len(manifest), f"the dataset has crops and photos without ({len(ok)}/{len(manifest)})")
+    return out, ok
+
+
+def test_hugging_face(out, ok):
+    import datasets
+    import numpy
+    from PIL import Image
+
+    faces = datasets.load_dataset("imagefolder", data_dir=str(out), split="train")
+    check(len(faces) == len(ok), f"datasets: {len(faces)} rows, {len(ok)} ok crops")
+    paths = faces.cast_column("image", datasets.Image(decode=False))["image"]
+    for index, line in enumerate(ok):
+        row = faces[index]
+        for field, value in line.items():
+            check(row[field] == value, f"datasets row {index}: {field} {row[field]!r} == {value!r}")
+        crop = out / line["crop"]
+        check(Path(paths[index]["path"]).resolve() == crop.resolve(), f"datasets row {index} is {crop}")
+        with Image.open(crop) as image:
+            same = numpy.array_equal(numpy.asarray(row["image"]), numpy.asarray(image))
+        check(same, f"datasets row {index}: the image's pixels are the crop's")
+    check(isinstance(faces[0]["bbox"], list) and isinstance(faces[0]["score"], float), "bbox is a list, score a number")
+
+
+def test_webdataset(out, ok, work):
+    import webdataset as wds
+    from PIL import Image
+
+    shards = work / "wds"
+    check(run([BIN, "export", "webdataset", out, shards, "--shard-size", "4", "-q"]).returncode == 0, "export webdataset")
+    names = sorted(os.listdir(shards))
+    check(names == [f"faces-{index:06d}.tar" for index in range((len(ok) + 3) // 4)], f"shards {names}")
+    samples = list(wds.WebDataset([str(shards / name) for name in names], shardshuffle=False))
+    check(len(samples) == len(ok), f"webdataset: {len(samples)} samples, {len(ok)} ok crops")
+    for sample, line in zip(samples, ok):
+        key, ext = key_for(line["crop"])
+        check(sample["__key__"] == key and "." not in key, f"key {sample['__key__']} == {key}")
+        check(sorted(k for k in sample if not k.startswith("__")) == sorted([ext, "json"]), f"{key}: members {list(sample)}")
+        check(json.loads(sample["json"]) == line, f"{key}.json is its manifest line")
+        check(sample[ext] == (out / line["crop"]).read_bytes(), f"{key}.{ext} is the crop file")
+        with Image.open(io.BytesIO(sample[ext])) as image:
+            image.load()
+            check(min(image.size) > 0, f"{key}.{ext} decodes")
+    again = work / "wds-again"
+    run([BIN, "export", "webdataset", out, again, "--shard-size", "4", "-q"])
+    same = all(filecmp.cmp(shards / name, again / name, shallow=False) for name in names)
+    check(same and sorted(os.listdir(again)) == names, "a second export gives byte-identical shards")
+    return shards
+
+
+def test_snippets(out, ok, shards):
+    readme = (ROOT / "README.md").read_text()
+    for name, argument in [("pytorch_webdataset.py", shards), ("hf_datasets.py", out), ("manifest.py", out)]:
+        snippet = ROOT / "docs" / "loaders" / name
+        check(f"```python\n{snippet.read_text()}```\n" in readme, f"README shows docs/loaders/{name} as it is")
+        done = run([sys.executable, snippet, argument])
+        first = done.stdout.split(";")[0]
+        check(done.returncode == 0 and first == f"{len(ok)} crops", f"{name} reads {len(ok)} crops: {done.stdout.strip()}")
+    for name in ["dvc.yaml", "params.yaml"]:
+        text = (ROOT / "docs" / name).read_text()
+        check(f"```yaml\n{text}```\n" in readme, f"README shows docs/{name} as it is")
+
+
+def test_dvc(work):
+    repo = work / "dvc"
+    repo.mkdir()
+    for name in ["dvc.yaml", "params.yaml"]:
+        shutil.copy(ROOT / "docs" / name, repo / name)
+    shutil.copytree(ROOT / "Fixtures" / "faces", repo / "photos")
+    env = dict(os.environ, PATH=f"{BIN.parent}:{VENV_BIN}:{os.environ['PATH']}", DVC_NO_ANALYTICS="1")
+    dvc = lambda *arguments: run(["dvc", *arguments], cwd=repo, env=env)
+    stats = repo / "faces" / "stats.json"
+    check(dvc("init", "--no-scm", "-q").returncode == 0, "dvc init --no-scm")
+    first = dvc("repro")
+    check(first.returncode == 0 and "Running stage 'faces'" in first.stdout, "the first dvc repro runs facecrop")
+    processed = json.loads(stats.read_text())["run"]["processed"]
+    check(processed == 4, f"facecrop processed every photo ({processed})")
+    before = stats.read_bytes()
+    second = dvc("repro")
+    check(second.returncode == 0 and "didn't change" in second.stdout, "a second dvc repro skips the stage")
+    check(stats.read_bytes() == before, "... and facecrop did not run")
+    shutil.copy(ROOT / "Fixtures" / "noface" / "coffee.jpg", repo / "photos" / "astronaut.jpg")
+    third = dvc("repro")
+    check(third.returncode == 0 and "Running stage 'faces'" in third.stdout, "dvc repro runs facecrop after a photo changed")
+    run_stats = json.loads(stats.read_text())["run"]
+    check(run_stats["processed"] == 1 and run_stats["reused"] == 3, f"facecrop processed only that photo: {run_stats}")
+    status = dvc("status")
+    check(status.returncode == 0 and "up to date" in status.stdout, f"dvc status is clean: {status.stdout.strip()}")
+    check_run = run([BIN, "--config", "params.yaml", "photos", "-o", "faces", "--check", "-q"], cwd=repo)
+    check(check_run.returncode == 0, "facecrop --check with the same params.yaml: up to date")
+
+
+def main():
+    started = time.monotonic()
+    os.environ.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    with tempfile.TemporaryDirectory(prefix="facecrop-loaders-") as folder:
+        work = Path(folder)
+        os.environ["HF_HOME"] = str(work / "hf")  # no cache outside the test
+        phases = []
+
+        def timed(name, step, *arguments):
+            begun = time.monotonic()
+            value = step(*arguments)
+            phases.append(f"{name} {time.monotonic() - begun:.1f}")
+            return value
+
+        out, ok = timed("facecrop", make_dataset, work)
+        timed("datasets", test_hugging_face, out, ok)
+        shards = timed("webdataset", test_webdataset, out, ok, work)
+        timed("snippets", test_snippets, out, ok, shards)
+        timed("dvc", test_dvc, work)
+    print(f"test-loaders: {time.monotonic() - started:.1f} s ({', '.join(phases)})", file=sys.stderr)
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    sys.exit(1 if results["failed"] else 0)
+
+
+if __name__ == "__main__":
+    main()
