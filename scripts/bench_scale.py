@@ -15,6 +15,8 @@ set size):
   dry-run   `facecrop TREE -o EMPTY --dry-run` (every photo "new"; stdout to /dev/null)
   check     `facecrop TREE -o DONE --check`   (a finished dataset: up to date)
   rerun     `facecrop TREE -o DONE --quiet`   (nothing changed: every record kept)
+  (with --no-report-rerun, the rerun again with --no-report: report.html
+  lists every photo without a face, and every photo here has none)
 DONE is a finished dataset for the tree. Processing a million photos takes
 hours, so it is made the way a finished run leaves it: facecrop processes a
 one-photo tree for real, and its state record and manifest line are repeated
@@ -134,7 +136,7 @@ def timed(cmd):
             "exit": p.returncode, "stderr": p.stderr.strip()[-300:]}
 
 
-def measure(fc, count):
+def measure(fc, count, no_report=False):
     tree = make_tree(count)
     done = finished_dataset(fc, count, tree)
     empty = os.path.join(SCALE, f"empty-{count}")
@@ -143,6 +145,12 @@ def measure(fc, count):
     results["dry-run"] = timed([fc, tree, "-o", empty, "--dry-run"])
     results["check"] = timed([fc, tree, "-o", done, "--check"])
     results["rerun"] = timed([fc, tree, "-o", done, "--quiet"])
+    if no_report:  # the same rerun without report.html, which lists every photo without a face
+        done = finished_dataset(fc, count, tree)
+        r = timed([fc, tree, "-o", done, "--quiet", "--no-report"])
+        with open(os.path.join(OUT, f"scale-noreport-{count}.json"), "w") as f:
+            json.dump(r, f)
+        results["rerun --no-report"] = r
     for name, r in results.items():
         log(f"scale: {count:>9,} {name:8} {r['wall_s']:8.2f}s {r['peak_rss_mib']:8.1f} MiB exit {r['exit']}")
     shutil.rmtree(done, ignore_errors=True)
@@ -167,6 +175,7 @@ def main(argv):
     ap.add_argument("--facecrop", default=os.environ.get("FACECROP") or os.path.join(REPO, ".build", "release", "facecrop"))
     ap.add_argument("--tag", default="current", help="name of this binary in the results and the plot")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--no-report-rerun", action="store_true", help="also time the rerun with --no-report")
     a = ap.parse_args(argv)
     os.makedirs(OUT, exist_ok=True)
     fc = os.path.join(OUT, f"facecrop-scale-{a.tag}.bin")
@@ -174,7 +183,7 @@ def main(argv):
     counts = [int(c) for c in a.scale_counts.split(",")]
     results = {}
     for count in counts:
-        results[count] = measure(fc, count)
+        results[count] = measure(fc, count, a.no_report_rerun)
         with open(os.path.join(OUT, f"scale-results-{a.tag}.json"), "w") as f:
             json.dump({"tag": a.tag, "binary": a.facecrop, "results": results}, f, indent=1)
     lines = [f"| photos | {' | '.join(f'{r} s | {r} MiB' for r in RUNS)} |", "|" + " ---: |" * (1 + 2 * len(RUNS))]

@@ -3,6 +3,7 @@
 Usage: bench_scale_plot.py OUT.png RESULTS.json..."""
 
 import json
+import os
 import sys
 
 import matplotlib
@@ -19,6 +20,12 @@ for path in files:
     for run, style in (("dry-run", "o-"), ("check", "s--"), ("rerun", "^:")):
         ys = [data["results"][str(c)][run]["peak_rss_mib"] for c in counts]
         ax.plot(counts, ys, style, label=f"{data['tag']}: {run}")
+# Reruns with --no-report (bench_scale.py --no-report-rerun), if measured.
+folder = os.path.dirname(files[0]) if files else "."
+extra = sorted((int(f.split("-")[-1].split(".")[0]), f) for f in os.listdir(folder) if f.startswith("scale-noreport-"))
+if extra:
+    ax.plot([c for c, _ in extra], [json.load(open(os.path.join(folder, f)))["peak_rss_mib"] for _, f in extra],
+            "D-", label="streaming: rerun --no-report")
 ax.set_xscale("log")
 ax.set_xlabel("photos in the library")
 ax.set_ylabel("peak RSS (MiB)")
