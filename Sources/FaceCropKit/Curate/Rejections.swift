@@ -23,16 +23,7 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this entry names the face `box` of the photo hashed `sha256`.
     public func matches(sha256: String, box other: PixelRect) -> Bool {
-        self.sha256 == sha256 && Self.iou(box, other) >= Self.minIoU
-    }
-
-    /// Intersection over union of two boxes (0 when either is empty).
-    public static func iou(_ a: PixelRect, _ b: PixelRect) -> Double {
-        let width = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
-        let height = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
-        guard width > 0, height > 0 else { return 0 }
-        let overlap = Double(width) * Double(height)
-        return overlap / (Double(a.area) + Double(b.area) - overlap)
+        self.sha256 == sha256 && box.iou(other) >= Self.minIoU
     }
 
     /// The entry as written in the file (without its comment).
@@ -123,7 +114,7 @@ public struct RejectionsFile: Sendable, Equatable {
     /// Whether an entry names the face `box` of the photo hashed `sha256`.
     public func rejects(sha256: String, box: PixelRect) -> Bool {
         guard let boxes = byPhoto[sha256.lowercased()] else { return false }
-        return boxes.contains { Rejection.iou($0, box) >= Rejection.minIoU }
+        return boxes.contains { $0.iou(box) >= Rejection.minIoU }
     }
 
     /// Appends an entry for each face not already rejected, each line with

@@ -113,3 +113,14 @@ public enum CropGeometry {
         return PixelSquare(left: left, top: top, side: side)
     }
 }
+
+extension PixelRect {
+    /// Intersection over union with `other` (0 when they do not touch).
+    public func iou(_ other: PixelRect) -> Double {
+        let w = min(x + width, other.x + other.width) - max(x, other.x)
+        let h = min(y + height, other.y + other.height) - max(y, other.y)
+        guard w > 0, h > 0 else { return 0 }
+        let overlap = Double(w) * Double(h)
+        return overlap / (Double(area) + Double(other.area) - overlap)
+    }
+}

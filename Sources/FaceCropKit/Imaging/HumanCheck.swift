@@ -21,14 +21,3 @@ struct GrayCut {
         y = y0
     }
 }
-
-extension PixelRect {
-    /// Intersection over union with `other` (0 when they do not touch).
-    func iou(_ other: PixelRect) -> Double {
-        let w = min(x + width, other.x + other.width) - max(x, other.x)
-        let h = min(y + height, other.y + other.height) - max(y, other.y)
-        guard w > 0, h > 0 else { return 0 }
-        let shared = Double(w * h)
-        return shared / (Double(width * height + other.width * other.height) - shared)
-    }
-}
