@@ -113,7 +113,9 @@ enum ConfigFile {
         guard !spec.commandLineOnly else {
             throw .usage("\(place): '\(key)' can only be given on the command line")
         }
-        if spec.value == nil {
+        if spec.value == nil || spec.omitted != nil {
+            // A flag, or an option whose value may be left out: `align = true`
+            // applies what the option alone means; `dedup = 10` is a value.
             let on: Bool
             switch value {
             case .flag(let flag): on = flag
@@ -122,19 +124,14 @@ enum ConfigFile {
                 case "true", "yes", "on", "1": on = true
                 case "false", "no", "off", "0": on = false
                 default:
-                    if spec.optionalValue != nil {  // dedup = 10
+                    guard spec.value == nil else {
                         try ArgumentReader.apply(spec, &options, text)
                         return
                     }
                     throw .usage("\(place): '\(key)' is a flag: write '\(key) = true' or '\(key) = false', not '\(text)'")
                 }
             }
-            if on { try ArgumentReader.apply(spec, &options, "") }
-            return
-        }
-        if case .flag(let on) = value, let bare = spec.bare {
-            // `align = true` in JSON: the value it has when left out.
-            if on { try ArgumentReader.apply(spec, &options, bare) }
+            if on { try ArgumentReader.apply(spec, &options, spec.omitted ?? "") }
             return
         }
         guard case .text(let text) = value else {

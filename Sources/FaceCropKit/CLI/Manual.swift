@@ -45,8 +45,10 @@ enum Manual {
         for spec in OptionTable.all {
             lines.append(".TP")
             var label = spec.names.map { "\\fB\(escape($0))\\fR" }.joined(separator: ", ")
-            if let value = spec.shownValue { label += " \\fI\(escape(value))\\fR" }
-            if let value = spec.optionalValue { label += "[=\\fI\(escape(value))\\fR]" }
+            if let value = spec.value {
+                let shown = spec.shownValue!.replacingOccurrences(of: value, with: "\\fI\(escape(value))\\fR")
+                label += shown
+            }
             lines.append(label)
             lines.append(text(spec.help))
         }

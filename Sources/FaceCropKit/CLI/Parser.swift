@@ -9,9 +9,6 @@ struct OptionSpec<Settings>: Sendable {
     let names: [String]
     /// The value's name in help (`nil`: a flag without a value).
     let value: String?
-    /// For a flag that may also be given a value as `--name=VALUE`
-    /// (`--dedup[=N]`): the value's name. The flag alone applies "".
-    var optionalValue: String?
     let help: String
     let apply: @Sendable (inout Settings, String) throws -> Void
     /// Whether each use adds a value (`--include`) rather than replacing it.
@@ -21,24 +18,33 @@ struct OptionSpec<Settings>: Sendable {
     /// Whether the option may only be given on the command line, not in a
     /// `--config` file.
     var commandLineOnly = false
-    /// An option whose value may be left out (`--align`): what it means
-    /// then. The next argument is its value only when it is one of the
-    /// choices `value` lists (`a|b|c`).
-    var bare: String?
+    /// An option whose value may be left out (`--align`, `--dedup`): what
+    /// the option alone applies. A value is then given attached
+    /// (`--dedup=10`), or as the next argument only when that is one of the
+    /// `choices` (`--align ffhq`), so a folder after it is never taken.
+    var omitted: String?
 
-    /// The value as help shows it: `[a|b|c]` when it may be left out.
-    var shownValue: String? { value.map { bare == nil ? $0 : "[\($0)]" } }
+    /// The values `value` lists as `a|b|c` (empty for a free value such as `N`).
+    var choices: [String] {
+        guard let value, value.contains("|") else { return [] }
+        return value.split(separator: "|").map(String.init)
+    }
+
+    /// The value as help shows it after the names: ` VALUE`, ` [a|b|c]`
+    /// or `[=N]` when it may be left out.
+    var shownValue: String? {
+        guard let value else { return nil }
+        guard omitted != nil else { return " " + value }
+        return choices.isEmpty ? "[=\(value)]" : " [\(value)]"
+    }
 
     /// The names and value as `--help` and the README show them.
-    var label: String {
-        names.joined(separator: ", ") + (shownValue.map { " \($0)" } ?? "") + (optionalValue.map { "[=\($0)]" } ?? "")
-    }
+    var label: String { names.joined(separator: ", ") + (shownValue ?? "") }
 
     func repeated() -> Self { with { $0.repeatable = true } }
     func forClips() -> Self { with { $0.clipOnly = true } }
     func onlyOnCommandLine() -> Self { with { $0.commandLineOnly = true } }
-    func valueOptional(meaning bare: String) -> Self { with { $0.bare = bare } }
-    func withOptionalValue(_ name: String) -> Self { with { $0.optionalValue = name } }
+    func valueOptional(meaning omitted: String) -> Self { with { $0.omitted = omitted } }
 
     private func with(_ change: (inout Self) -> Void) -> Self {
         var spec = self
@@ -93,20 +99,19 @@ enum ArgumentReader {
             }
             given.append(name)
             if spec.value == nil {
-                if attached != nil && spec.optionalValue == nil { throw .usage("option '\(name)' takes no value") }
+                if attached != nil { throw .usage("option '\(name)' takes no value") }
                 try apply(spec, &settings, attached ?? "")
                 continue
             }
             let value: String
             if let attached {
                 value = attached
-            } else if let bare = spec.bare {
-                let choices = (spec.value ?? "").split(separator: "|").map(String.init)
-                if index < arguments.count, choices.contains(arguments[index]) {
+            } else if let omitted = spec.omitted {
+                if index < arguments.count, spec.choices.contains(arguments[index]) {
                     value = arguments[index]
                     index += 1
                 } else {
-                    value = bare
+                    value = omitted
                 }
             } else {
                 guard index < arguments.count else { throw .usage("missing value for '\(name)'") }

@@ -35,7 +35,7 @@ struct ManualTests {
             for name in spec.names {
                 #expect(result.stdout.contains("\\fB\(name.replacingOccurrences(of: "-", with: "\\-"))\\fR"), "no \(name)")
             }
-            if let value = spec.shownValue { #expect(result.stdout.contains("\\fI\(value)\\fR")) }
+            if let value = spec.value { #expect(result.stdout.contains("\\fI\(value)\\fR")) }
         }
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }

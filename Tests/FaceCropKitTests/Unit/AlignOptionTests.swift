@@ -50,3 +50,36 @@ struct AlignOptionTests {
         #expect(help.contains("--pad edge|black|reflect"))
     }
 }
+
+/// `--dedup` is the other option whose value may be left out: its value is
+/// only ever attached, so a folder after it is an input.
+struct DedupOptionTests {
+    @Test(arguments: [
+        (["a", "-o", "x"], nil as Int?, ["a"]),
+        (["a", "-o", "x", "--dedup"], Dedup.defaultThreshold, ["a"]),
+        (["--dedup", "10", "-o", "x"], Dedup.defaultThreshold, ["10"]),
+        (["--dedup=5", "a", "-o", "x"], 5, ["a"]),
+    ])
+    func theValueIsTakenOnlyWhenAttached(arguments: [String], threshold: Int?, inputs: [String]) throws {
+        let options = try OptionTable.parse(arguments)
+        #expect(options.dedup == threshold)
+        #expect(options.inputs == inputs)
+    }
+
+    @Test(arguments: [
+        ("dedup = true\n", Dedup.defaultThreshold as Int?), ("dedup = false\n", nil), ("dedup = 9\n", 9),
+        (#"{"dedup": true}"#, Dedup.defaultThreshold), (#"{"dedup": "7"}"#, 7), (#"{"dedup": false}"#, nil),
+    ])
+    func aConfigFileSaysItAsAFlagOrANumber(text: String, threshold: Int?) throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("facecrop.conf").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try OptionTable.parse(["--config", path, "a", "-o", "x"]).dedup == threshold)
+    }
+
+    @Test func helpShowsTheAttachedValue() {
+        #expect(OptionTable.help.contains("--dedup[=N]"))
+        #expect((try? OptionTable.parse(["a", "-o", "x", "--dedup=40"])) == nil)
+    }
+}
