@@ -17,6 +17,11 @@ enum Vips {
         }
     }
 
+    /// Gives malloc's free pages back to the system (`malloc_trim`).
+    static func trimMemory() {
+        CVipsShim_TrimMemory()
+    }
+
     static func sha256(_ bytes: UnsafeRawBufferPointer) -> String {
         var hex = [CChar](repeating: 0, count: 65)
         CVipsShim_SHA256(bytes.baseAddress, bytes.count, &hex)

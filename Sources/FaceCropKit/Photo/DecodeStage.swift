@@ -47,6 +47,10 @@ enum DecodeStage {
                 try small.materialize(source: source)
                 return small
             }
+            // Its caches are freed by now, some of them (tiles under the mmap
+            // threshold) on malloc's heap: given back before the next
+            // photo's (after a large photo only: each trim costs a little).
+            if header.streamingBytes > gate.smallBytes { Vips.trimMemory() }
         } else {
             let decoded = try gate.admit(bytes: header.decodedBytes) { () throws(FaceCropError) in
                 try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: source)
