@@ -23,8 +23,9 @@ let package = Package(
         .target(
             name: "CVipsShim",
             dependencies: ["CVips"],
-            // HEIF/AVIF planes straight from libheif (libheif-dev, which libvips-dev pulls in).
-            linkerSettings: [.linkedLibrary("heif")]
+            // HEIF/AVIF planes straight from libheif (libheif-dev, which libvips-dev pulls in);
+            // SHA-256 from OpenSSL's libcrypto (libssl-dev), which libvips already loads.
+            linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("crypto")]
         ),
         // C++ over OpenCV behind a pure-C header; every extern "C" body catches.
         .target(

@@ -22,6 +22,8 @@ void shim_read_header(VipsImage *image, CVipsShim_Header *header) {
     }
     header->bands = vips_image_get_bands(image);
     header->sample_bytes = (int)vips_format_sizeof(vips_image_get_format(image));
+    header->shrinks_on_load =
+        g_str_has_prefix(header->loader, "jpegload") || g_str_has_prefix(header->loader, "webpload");
 }
 
 int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *header,

@@ -13,7 +13,7 @@ static int has_prefix(const CVipsShim_Header *header, const char *prefix) {
 
 // Decoded by the loader's own reduction (JPEG, WebP).
 static int shrinks_on_load(const CVipsShim_Header *header) {
-    return has_prefix(header, "jpegload") || has_prefix(header, "webpload");
+    return header->shrinks_on_load;
 }
 
 // The file at `path`, opened lazily with loader `options`; NULL with

@@ -70,6 +70,10 @@ typedef struct {
     int sample_bytes;
     /// The libvips loader, e.g. "jpegload_buffer" or "jpegload_source".
     char loader[48];
+    /// 1 when the decoder itself reduces while decoding (JPEG, WebP): their
+    /// detection and region decodes are at that reduction. 0 for the rest,
+    /// which are decoded at full size (PNG and TIFF shrunk on the way).
+    int shrinks_on_load;
     /// 1 when read by CVipsShim_ReadHeaderFile and CVipsShim_LoadScaledFile
     /// and CVipsShim_LoadRegionFile decode the photo in bounded memory, from
     /// the file: JPEG, WebP, and PNG and TIFF stored upright (orientation 1),

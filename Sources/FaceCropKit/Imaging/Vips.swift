@@ -17,6 +17,11 @@ enum Vips {
         }
     }
 
+    /// Gives malloc's free pages back to the system (`malloc_trim`).
+    static func trimMemory() {
+        CVipsShim_TrimMemory()
+    }
+
     static func sha256(_ bytes: UnsafeRawBufferPointer) -> String {
         var hex = [CChar](repeating: 0, count: 65)
         CVipsShim_SHA256(bytes.baseAddress, bytes.count, &hex)
@@ -133,6 +138,20 @@ struct PhotoHeader: Sendable {
     var pixelBytes: Int { Int(max(raw.bands, 1)) * Int(max(raw.sample_bytes, 1)) }
     /// Bytes a whole decode of the stored pixels takes.
     var decodedBytes: Int { storedWidth * storedHeight * pixelBytes }
+    /// The decoder reduces while decoding (JPEG, WebP); the rest are decoded
+    /// at full size.
+    var shrinksOnLoad: Bool { raw.shrinks_on_load != 0 }
+    /// What a photo read from the file at full size (PNG, TIFF) holds in
+    /// libvips' line caches while it is read top to bottom: about 512 rows
+    /// as stored (four 128-row strips; libvips 8.14's sequential reader).
+    var lineCacheBytes: Int { shrinksOnLoad ? 0 : storedWidth * 512 * pixelBytes }
+    /// What the detection decode of a photo that streams at full size (PNG,
+    /// TIFF) holds at its peak: the line cache, and about 2,000 full-width
+    /// rows of the 8-bit copy the shrink works on. Measured as libvips'
+    /// tracked high water of that decode: 22 / 45 / 63 MB for 8-bit photos
+    /// 4000 / 8000 / 11648 px wide, 33 / 57 / 81 MB for 16-bit ones; this
+    /// says 30 / 60 / 87 and 36 / 73 / 106 MB. JPEG and WebP: 0 (a few MB).
+    var streamingBytes: Int { shrinksOnLoad ? 0 : lineCacheBytes + storedWidth * 2_000 * 3 }
     let loader: String
     /// As the shim read it, handed back to it for the decodes.
     fileprivate let raw: CVipsShim_Header

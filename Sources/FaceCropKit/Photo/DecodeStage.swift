@@ -37,16 +37,28 @@ enum DecodeStage {
         var whole: Picture?
         let small: Picture
         if header.streams {
-            small = try Picture.load(
-                bytes, header: header, minScale: detectScale * 0.75, fittingIn: detectSide, detectSide, source: source)
+            // A PNG or TIFF read at full size holds ~2,500 full-width rows in
+            // libvips' caches while it is shrunk: within the budget (it is
+            // decoded here, by materialize). JPEG and WebP pass.
+            small = try gate.admit(bytes: header.streamingBytes) { () throws(FaceCropError) in
+                let small = try Picture.load(
+                    bytes, header: header, minScale: detectScale * 0.75, fittingIn: detectSide, detectSide,
+                    source: source)
+                try small.materialize(source: source)
+                return small
+            }
+            // Its caches are freed by now, some of them (tiles under the mmap
+            // threshold) on malloc's heap: given back before the next
+            // photo's (after a large photo only: each trim costs a little).
+            if header.streamingBytes > gate.smallBytes { Vips.trimMemory() }
         } else {
             let decoded = try gate.admit(bytes: header.decodedBytes) { () throws(FaceCropError) in
                 try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: source)
             }
             whole = decoded
             small = try decoded.fitting(detectSide, detectSide, source: source)
+            try small.materialize(source: source)
         }
-        try small.materialize(source: source)
         return Decoded(bytes: bytes, header: header, small: small, whole: whole)
     }
 }

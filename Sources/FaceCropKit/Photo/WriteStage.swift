@@ -35,8 +35,12 @@ struct WriteStage {
         // A large one is decoded and cut within the gate's byte budget.
         let fresh = scale < needed * 0.999 && decoded.whole == nil
         let cover = placement.cover
+        // JPEG and WebP at the decoder's reduction; PNG and TIFF at full
+        // size, through libvips' line cache.
+        let header = decoded.header
+        let reduction = header.shrinksOnLoad ? min(1, needed * needed) : 1
         let freshBytes =
-            fresh ? Double(cover.width * cover.height * decoded.header.pixelBytes) * min(1, needed * needed) : 0
+            fresh ? Double(cover.width * cover.height * header.pixelBytes) * reduction + Double(header.lineCacheBytes) : 0
         return try gate.admit(bytes: Int(freshBytes)) { () throws(FaceCropError) in
             let picture: Picture
             var origin = (x: 0, y: 0)

@@ -3,11 +3,14 @@ import Foundation
 /// A budget in bytes for the decodes that hold much of a photo in memory at
 /// once: a photo whose format can only be decoded whole (HEIC and AVIF
 /// above all: libheif's buffers and planes, ~65 MB at the peak for a 12 MP
-/// HEIC; GIF; a PNG or TIFF stored turned), and the region a photo's crops
+/// HEIC; GIF; a PNG or TIFF stored turned), the region a photo's crops
 /// need at (nearly) full resolution (a JPEG's at its decoder's reduction, a
-/// PNG's or TIFF's at full size and bit depth). JPEG, WebP and upright PNG
-/// and TIFF are decoded for detection from the file, shrunk on the way, and
-/// do not pass through here.
+/// PNG's or TIFF's at full size and bit depth, plus libvips' line cache),
+/// and the detection decode of an upright PNG or TIFF, read from the file
+/// at full size and shrunk on the way (libvips' line caches: 57 MB for a
+/// 48 MP 16-bit TIFF; `PhotoHeader.streamingBytes`). JPEG and WebP are
+/// decoded for detection by their decoder's reduction and do not pass
+/// through here.
 ///
 /// Decodes of at most `smallBytes` pass at once. Larger ones run while the
 /// bytes they hold together stay within `budget`; one larger than the whole

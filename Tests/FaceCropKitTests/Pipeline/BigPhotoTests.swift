@@ -145,6 +145,26 @@ struct BigPhotoTests {
         #expect(try file.withBytes { Data($0) } == data)
     }
 
+    /// The SHA-256 (libcrypto's) is SHA-256: FIPS 180-2's examples, in
+    /// memory and read from a file.
+    @Test func theHashIsSHA256() throws {
+        let vectors = [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        ]
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (text, digest) in vectors {
+            #expect(Array(text.utf8).withUnsafeBytes { Vips.sha256($0) } == digest)
+            guard !text.isEmpty else { continue }  // an empty file is refused before it is hashed
+            let url = folder.appendingPathComponent("v\(text.count).txt")
+            try Data(text.utf8).write(to: url)
+            #expect(try PhotoBytes(path: url.path, source: "v").sha256 == digest)
+        }
+    }
+
     /// Large decodes together never hold more than the budget; one over the
     /// budget runs alone; small ones are not counted.
     @Test func theDecodeGateKeepsLargeDecodesWithinItsBudget() throws {
