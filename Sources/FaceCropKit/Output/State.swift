@@ -131,6 +131,15 @@ final class StateWriter {
         try lines.commit()
         unlink(journalPath)
     }
+
+    /// Of `crops`, those no record written so far lists (read back from
+    /// the file being written, one record at a time).
+    func unclaimed(_ crops: Set<String>) throws(WriteFailure) -> Set<String> {
+        var left = crops
+        let written = StateLines(path: try lines.flushedPath())
+        while !left.isEmpty, let record = written.nextRecord() { left.subtract(record.crops) }
+        return left
+    }
 }
 
 /// A state file's records in file order, parsed one line at a time: the
