@@ -45,11 +45,11 @@ final class StateLines {
         try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
     }
 
-    private static let cropsKey = Array(#""crops":["#.utf8)
+    private static let cropsKey = Array(#""crops": ["#.utf8)
 
     /// A record line's `crops` without parsing the line, or nil when that
     /// is not sure (no such key, or a name with an escape): in a JSON line
-    /// every '"' inside a string is escaped, so the first `"crops":[` is the key.
+    /// every '"' inside a string is escaped, so the first `"crops": [` is the key.
     static func rawCrops(_ line: UnsafeRawBufferPointer) -> [String]? {
         guard let first = cropsKey.first, line.count > cropsKey.count else { return nil }
         var index = 0
@@ -93,29 +93,28 @@ struct StateIndex {
         while true {
             let start = lines.offset
             guard let bytes = lines.next() else { break }
-            // `{"input":"LABEL","index":...`: only a line whose label text
-            // differs from the line before is parsed here.
-            if let raw = Self.rawLabel(bytes) {
-                if raw.elementsEqual(previous) { continue }
-                previous = Array(raw)
-            }
+            // `{"input": "LABEL", "index": ...`: only a line whose label text
+            // differs from the last record's is parsed here.
+            let raw = Self.rawLabel(bytes)
+            if let raw, raw.elementsEqual(previous) { continue }
             guard let object = StateLines.object(bytes) else { continue }
             if let hash = object["settings_hash"] as? String {
                 if settingsHash == nil {
                     settingsHash = hash
                     header = object
                 }
-            } else if let record = PhotoRecord(state: object), segments.last?.label != record.label {
-                segments.append((record.label, start))
+            } else if let record = PhotoRecord(state: object) {
+                previous = raw.map { Array($0) } ?? []
+                if segments.last?.label != record.label { segments.append((record.label, start)) }
             }
         }
     }
 
-    private static let opening = Array(#"{"input":""#.utf8)
-    private static let closing = Array(#"","index":"#.utf8)
+    private static let opening = Array(#"{"input": ""#.utf8)
+    private static let closing = Array(#"", "index": "#.utf8)
 
     /// The label's JSON text in a record line. Inside a JSON string every
-    /// '"' is escaped, so the first unescaped `","index":` ends it.
+    /// '"' is escaped, so the first unescaped `", "index": ` ends it.
     static func rawLabel(_ line: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer>? {
         guard line.count > opening.count, line.starts(with: opening) else { return nil }
         var index = opening.count

@@ -16,7 +16,8 @@ struct PlanJoinTests {
     func record(_ label: String, _ input: Int, _ source: String, status: PhotoStatus = .ok, crops: [String]? = nil) -> PhotoRecord {
         let names = crops ?? [PhotoFinder.join(label, source) + ".face0.jpg"]
         let faces = names.enumerated().map { index, crop in
-            FaceRecord(index: index, box: PixelRect(x: 0, y: 0, width: 10, height: 10), score: 1, crop: crop)
+            FaceRecord(
+                index: index, box: PixelRect(x: 0, y: 0, width: 10, height: 10), score: 1, crop: crop, transform: .identity)
         }
         return PhotoRecord(
             label: label, input: input, source: source, size: 10, modified: 1, sha256: "00", status: status,
@@ -135,5 +136,90 @@ struct PlanJoinTests {
         #expect(names(odd) == [odd + "/1.jpg"])
         #expect(names("c") == ["c/1.jpg"])
         #expect(Array(index.records(of: "none", path: path)).isEmpty)
+    }
+
+    /// main's rules on top of the join: a record the rejections file now
+    /// judges otherwise, one made before transforms were recorded, and with
+    /// --dedup after a change, one with a duplicate face, are processed again.
+    @Test func rejectionsMissingTransformsAndRegroupedDuplicates() {
+        let walk = [photo("", 0, "a.jpg"), photo("", 0, "b.jpg"), photo("", 0, "c.jpg"), photo("", 0, "d.jpg")]
+        var old = record("", 0, "b.jpg")
+        old.faces[0].transform = nil
+        var duplicate = record("", 0, "c.jpg", crops: ["c.jpg.face0.jpg", ""])
+        duplicate.faces[1].status = .duplicate
+        var rejectedBefore = record("", 0, "d.jpg")
+        rejectedBefore.faces[0].status = .rejected
+        let state = [record("", 0, "a.jpg"), old, duplicate, rejectedBefore]
+        var rules = PlanJoin.Rules()
+        #expect(plan(walk, labels: [""], state: state, rules: rules) == [
+            "kept a.jpg", "no transform recorded b.jpg", "kept c.jpg", "unrejected d.jpg",
+        ])
+        _ = rules.rejections.add([(Rejection(sha256: "00", box: PixelRect(x: 0, y: 0, width: 10, height: 10)), "all")])
+        rules.regroup = true
+        #expect(plan(walk, labels: [""], state: state, rules: rules) == [
+            "rejected a.jpg", "rejected b.jpg", "rejected c.jpg", "kept d.jpg",
+        ])
+        rules.rejections = RejectionsFile()
+        #expect(plan(Array(walk.prefix(3)), labels: [""], state: Array(state.prefix(3)), rules: rules)[2]
+            == "near-duplicates regrouped c.jpg")
+    }
+
+    /// Whether --dedup has to regroup: a photo new, changed or judged
+    /// otherwise, or one gone; not a photo that failed before, nor a state
+    /// made with other settings whose photos are all gone.
+    @Test func theDatasetChangesWhenAPhotoIsNewChangedOrGone() {
+        func changes(_ walk: [WalkItem], _ state: [PhotoRecord], stateCurrent: Bool = true) -> Bool {
+            var rules = PlanJoin.Rules()
+            rules.stateCurrent = stateCurrent
+            var join = PlanJoin(
+                walk: AnyIterator(walk.makeIterator()), labels: [""], stateLabels: state.isEmpty ? [] : [""],
+                records: { _ in AnyIterator(state.makeIterator()) }, journal: [:], rules: rules)
+            return join.changesDataset()
+        }
+        let a = photo("", 0, "a.jpg")
+        #expect(!changes([a], [record("", 0, "a.jpg")]))
+        #expect(!changes([a, photo("", 0, "b.jpg")], [record("", 0, "a.jpg"), record("", 0, "b.jpg", status: .error)]))
+        #expect(changes([a, photo("", 0, "b.jpg")], [record("", 0, "a.jpg")]))
+        #expect(changes([photo("", 0, "a.jpg", modified: 2)], [record("", 0, "a.jpg")]))
+        #expect(changes([a], [record("", 0, "a.jpg"), record("", 0, "b.jpg")]))
+        #expect(!changes([], [record("", 0, "b.jpg")], stateCurrent: false))
+    }
+
+    /// A state line's crops read without parsing it, or nil where that is not sure.
+    @Test func cropsAreReadFromAStateLineWithoutParsingIt() {
+        func crops(_ line: String) -> [String]? {
+            var bytes = Array(line.utf8)
+            return bytes.withUnsafeMutableBytes { StateLines.rawCrops(UnsafeRawBufferPointer($0)) }
+        }
+        var two = record("a", 0, "1.jpg", crops: ["a/1.jpg.face0.jpg", "a/1.jpg.face1.jpg"])
+        two.source = #"say "crops":["x"] .jpg"#
+        #expect(crops(two.stateJSON.serialized()) == ["a/1.jpg.face0.jpg", "a/1.jpg.face1.jpg"])
+        #expect(crops(record("", 0, "b.jpg", status: .noFace).stateJSON.serialized()) == [])
+        #expect(crops(record("", 0, "q.jpg", crops: [#"q"uote.jpg"#]).stateJSON.serialized()) == nil)
+        #expect(crops(#"{"settings_hash":"abc"}"#) == nil)
+    }
+
+    /// Deleted crops: of the state's records, only those with a crop that
+    /// is not there (and not rejected yet) are candidates; the journal's win.
+    @Test func deletedCropCandidatesComeFromTheStateAndTheJournal() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.path
+        let statePath = output + "/state.jsonl"
+        let records = [record("", 0, "a.jpg"), record("", 0, "b.jpg"), record("", 0, "c.jpg"), record("", 0, "d.jpg", status: .noFace)]
+        let lines = [#"{"settings_hash":"other"}"#] + records.map { $0.stateJSON.serialized() }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: statePath, atomically: true, encoding: .utf8)
+        for crop in ["a.jpg.face0.jpg", "c2.jpg"] { FileManager.default.createFile(atPath: output + "/" + crop, contents: Data()) }
+        let journalPath = output + "/journal.jsonl"
+        let newer = record("", 0, "c.jpg", crops: ["c2.jpg"])
+        try ([#"{"settings_hash":"now"}"#, newer.stateJSON.serialized()].joined(separator: "\n") + "\n")
+            .write(toFile: journalPath, atomically: true, encoding: .utf8)
+        let journal = JournalContents(path: journalPath, settingsHash: "now")
+        var found = DeletedCrops.candidates(statePath: statePath, journal: journal, output: output, rejections: RejectionsFile())
+        #expect(found.keys.sorted() == [StateStore.key(label: "", source: "b.jpg")])
+        var rejections = RejectionsFile()
+        _ = rejections.add([(Rejection(sha256: "00", box: PixelRect(x: 0, y: 0, width: 10, height: 10)), "b")])
+        found = DeletedCrops.candidates(statePath: statePath, journal: journal, output: output, rejections: rejections)
+        #expect(found.isEmpty)
     }
 }
