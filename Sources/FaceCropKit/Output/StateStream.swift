@@ -89,14 +89,14 @@ struct StateIndex {
 
     init(path: String) {
         let lines = StateLines(path: path)
-        var previous: [UInt8] = []
+        var previous: [UInt8]?
         while true {
             let start = lines.offset
             guard let bytes = lines.next() else { break }
             // `{"input": "LABEL", "index": ...`: only a line whose label text
             // differs from the last record's is parsed here.
             let raw = Self.rawLabel(bytes)
-            if let raw, raw.elementsEqual(previous) { continue }
+            if let raw, let previous, raw.elementsEqual(previous) { continue }
             guard let object = StateLines.object(bytes) else { continue }
             if let hash = object["settings_hash"] as? String {
                 if settingsHash == nil {
@@ -104,7 +104,7 @@ struct StateIndex {
                     header = object
                 }
             } else if let record = PhotoRecord(state: object) {
-                previous = raw.map { Array($0) } ?? []
+                previous = raw.map { Array($0) }
                 if segments.last?.label != record.label { segments.append((record.label, start)) }
             }
         }

@@ -125,13 +125,16 @@ struct PlanJoinTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("state.jsonl").path
         let odd = #"x","index":1 \"#
-        let records = [record("a", 0, "1.jpg"), record("a", 0, "2.jpg"), record(odd, 1, "1.jpg"), record("c", 2, "1.jpg")]
+        let records = [
+            record("", 0, "0.jpg"), record("a", 0, "1.jpg"), record("a", 0, "2.jpg"), record(odd, 1, "1.jpg"), record("c", 2, "1.jpg"),
+        ]
         let lines = [#"{"settings_hash":"abc","version":"0"}"#] + records.map { $0.stateJSON.serialized() } + ["{\"input\":\"c\",\"ind"]
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let index = StateIndex(path: path)
         #expect(index.settingsHash == "abc")
-        #expect(index.segments.map(\.label) == ["a", odd, "c"])
+        #expect(index.segments.map(\.label) == ["", "a", odd, "c"])
         let names = { (label: String) in index.records(of: label, path: path).map { PhotoFinder.join($0.label, $0.source) } }
+        #expect(names("") == ["0.jpg"])
         #expect(names("a") == ["a/1.jpg", "a/2.jpg"])
         #expect(names(odd) == [odd + "/1.jpg"])
         #expect(names("c") == ["c/1.jpg"])
