@@ -2,7 +2,8 @@
 """facecrop's memory against the number of photos: `scripts/bench --scale`.
 
 Usage (from the repository root):
-    scripts/bench --scale [--scale-counts 10000,100000,1000000] [--facecrop PATH] [--tag NAME]
+    scripts/bench --scale [--scale-counts 10000,100000,1000000] [--process-counts 10000,100000]
+                          [--facecrop PATH] [--tag NAME]
 
 Builds, once, trees of N small real JPEGs under bench-out/scale/: 5,000 per
 folder (d000/p0000.jpg ...), every file a hard link to one small JPEG per
@@ -22,6 +23,10 @@ hours, so it is made the way a finished run leaves it: facecrop processes a
 one-photo tree for real, and its state record and manifest line are repeated
 for every photo with the source path changed. Every photo in the tree has
 the same bytes and mtime as that one, so a rerun keeps every record.
+
+With --process-counts 10000,100000 it also times real processing runs:
+  process   `facecrop TREE -o EMPTY --quiet` (every photo hashed, decoded and
+  searched for a face; none has one), into bench-out/scale-process-TAG.json.
 
 Writes bench-out/scale-results-TAG.json, prints a Markdown table, and plots
 every scale-results-*.json into docs/scale.png (matplotlib, in bench-out/venv).
@@ -157,6 +162,26 @@ def measure(fc, count, no_report=False):
     return results
 
 
+def measure_processing(fc, counts, tag):
+    """Real runs over the whole tree, from an empty output folder."""
+    results = {}
+    for count in counts:
+        tree = make_tree(count)
+        out = os.path.join(SCALE, f"process-{count}")
+        shutil.rmtree(out, ignore_errors=True)
+        r = timed([fc, tree, "-o", out, "--quiet"])
+        r["photos_per_s"] = round(count / r["wall_s"], 1) if r["wall_s"] else None
+        log(f"scale: {count:>9,} process  {r['wall_s']:8.2f}s {r['peak_rss_mib']:8.1f} MiB exit {r['exit']}")
+        shutil.rmtree(out, ignore_errors=True)
+        results[count] = r
+        with open(os.path.join(OUT, f"scale-process-{tag}.json"), "w") as f:
+            json.dump({"tag": tag, "results": results}, f, indent=1)
+    print("| photos | process s | photos/s | peak RSS MiB |\n| ---: | ---: | ---: | ---: |")
+    for count, r in results.items():
+        print(f"| {count:,} | {r['wall_s']:.1f} | {r['photos_per_s']} | {r['peak_rss_mib']:.1f} |")
+    return results
+
+
 def plot(path):
     vpy = os.path.join(OUT, "venv", "bin", "python")
     if not os.path.exists(vpy):
@@ -176,10 +201,15 @@ def main(argv):
     ap.add_argument("--tag", default="current", help="name of this binary in the results and the plot")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--no-report-rerun", action="store_true", help="also time the rerun with --no-report")
+    ap.add_argument("--process-counts", default="", help="also time real processing runs of these sizes")
     a = ap.parse_args(argv)
     os.makedirs(OUT, exist_ok=True)
     fc = os.path.join(OUT, f"facecrop-scale-{a.tag}.bin")
     shutil.copy2(a.facecrop, fc)  # a rebuild during the run does not change what is measured
+    if a.process_counts:
+        measure_processing(fc, [int(c) for c in a.process_counts.split(",")], a.tag)
+    if not a.scale_counts:
+        return
     counts = [int(c) for c in a.scale_counts.split(",")]
     results = {}
     for count in counts:
