@@ -26,6 +26,12 @@ extra = sorted((int(f.split("-")[-1].split(".")[0]), f) for f in os.listdir(fold
 if extra:
     ax.plot([c for c, _ in extra], [json.load(open(os.path.join(folder, f)))["peak_rss_mib"] for _, f in extra],
             "D-", label="streaming: rerun --no-report")
+# Processing runs (bench_scale.py --process-counts), if measured.
+for name in sorted(f for f in os.listdir(folder) if f.startswith("scale-process-") and f.endswith(".json")):
+    with open(os.path.join(folder, name)) as f:
+        data = json.load(f)
+    counts = sorted(int(c) for c in data["results"])
+    ax.plot(counts, [data["results"][str(c)]["peak_rss_mib"] for c in counts], "v-", label=f"{data['tag']}: processing run")
 ax.set_xscale("log")
 ax.set_xlabel("photos in the library")
 ax.set_ylabel("peak RSS (MiB)")
