@@ -32,7 +32,10 @@ enum MergeCommand {
     struct ShardState {
         var folder: String
         var shard: Shard
-        var loaded: StateStore.Loaded
+        /// The shard's state file: its header and settings (its records are
+        /// read one at a time when merged).
+        var index: StateIndex
+        var store: StateStore
         /// A shared hold on the shard's lock while its records are read.
         var lock: OutputLock?
     }
@@ -78,7 +81,7 @@ enum MergeCommand {
             if access(store.journalPath, F_OK) == 0 {
                 throw .inputMissing(folder, reason: "shard \(index)/\(count) did not finish (its journal is still there); run it again first")
             }
-            shards.append(ShardState(folder: folder, shard: shard, loaded: store.load(settingsHash: ""), lock: lock))
+            shards.append(ShardState(folder: folder, shard: shard, index: StateIndex(path: store.statePath), store: store, lock: lock))
         }
         if shards.isEmpty {
             throw .inputMissing(folder, reason: "no shard records in \(StateStore.folderName)/")
@@ -108,10 +111,9 @@ enum MergeCommand {
             let store = StateStore(output: output, shard: nil)
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
-            let records = try gather(shards, into: output, temporaries: temporaries)
-            var merged = try write(records, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
+            var merged = try write(shards, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
             // --dedup and --split as the shards were run with: groups across shards.
-            let described = shards[0].loaded.header["settings"] as? [String: Any]
+            let described = shards[0].index.header["settings"] as? [String: Any]
             let split = (described?["split"] as? String).flatMap { try? SplitSpec.parse($0).get() }
             if let threshold = described?["dedup"] as? Int {
                 merged = try DedupStep.run(
@@ -156,8 +158,8 @@ enum MergeCommand {
         -> (count: Int, hash: String, settings: JSON)
     {
         let count = shards[0].shard.count
-        let hash = shards[0].loaded.settingsHash
-        for state in shards where state.shard.count != count || state.loaded.settingsHash != hash {
+        let hash = shards[0].index.settingsHash
+        for state in shards where state.shard.count != count || state.index.settingsHash != hash {
             throw .inputMissing(state.folder, reason: "shard \(state.shard.index)/\(state.shard.count) was made with other settings or another shard count")
         }
         let indices = shards.map(\.shard.index).sorted()
@@ -165,47 +167,46 @@ enum MergeCommand {
             let missing = Set(0..<count).subtracting(indices).sorted().map(String.init).joined(separator: ", ")
             throw .inputMissing(folders.joined(separator: " "), reason: missing.isEmpty ? "a shard appears twice" : "missing shard(s) \(missing) of \(count)")
         }
-        guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].loaded.header["settings"] as? [String: Any]) else {
+        guard let hash, let settings = Stats.settingsJSON(parsed: shards[0].index.header["settings"] as? [String: Any]) else {
             throw .inputMissing(shards[0].folder, reason: "the shard records have no settings")
         }
         return (count, hash, settings)
     }
 
-    /// Every shard's records in manifest order, their crops placed in
-    /// `output` (unless a shard wrote into `output` itself).
-    static func gather(_ shards: [ShardState], into output: String, temporaries: TemporaryFiles) throws(WriteFailure)
-        -> [PhotoRecord]
-    {
-        let outputIdentity = FileIdentity(path: output, follow: true)
-        var records: [PhotoRecord] = []
-        for state in shards {
-            let sameFolder = FileIdentity(path: state.folder, follow: true) == outputIdentity
-            for record in state.loaded.stateRecords {
-                if !sameFolder {
-                    for crop in record.crops {
-                        try place(crop, from: state.folder, into: output, temporaries: temporaries)
-                    }
-                }
-                records.append(record)
-            }
-        }
-        records.sort { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
-        return records
-    }
-
-    /// Writes the merged manifest and state file; returns the counts.
+    /// Writes the merged manifest and state file, and places each record's
+    /// crops in `output` (unless a shard wrote into `output` itself); returns
+    /// the counts. Each shard's state file is in manifest order, so a k-way
+    /// merge of them, one record of each at a time, is the single run's order.
     static func write(
-        _ records: [PhotoRecord], into output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles
+        _ shards: [ShardState], into output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles
     ) throws(WriteFailure) -> RunCounts {
+        let outputIdentity = FileIdentity(path: output, follow: true)
+        let sameFolder = shards.map { FileIdentity(path: $0.folder, follow: true) == outputIdentity }
+        let streams = shards.map { $0.store.records.makeIterator() }
+        var heads = streams.map { $0.next() }
+        let order = { (a: PhotoRecord, b: PhotoRecord) in PhotoFinder.precedes((a.input, a.source), (b.input, b.source)) }
         var counts = RunCounts()
         let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
-        for record in records {
+        let state = try StateStore(output: output, shard: nil)
+            .writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        while let next = heads.indices.filter({ heads[$0] != nil }).min(by: { order(heads[$0]!, heads[$1]!) }) {
+            let record = heads[next]!
+            heads[next] = streams[next].next()
+            if let following = heads[next], !order(record, following) {
+                let shard = shards[next]
+                throw WriteFailure(
+                    reason: "the records of shard \(shard.shard.index)/\(shard.shard.count) in '\(shard.folder)' are not in manifest order; run that shard again")
+            }
+            if !sameFolder[next] {
+                for crop in record.crops { try place(crop, from: shards[next].folder, into: output, temporaries: temporaries) }
+            }
             counts.add(record)
-            try manifest.append(Manifest.lines(of: record))
+            let lines = Manifest.lines(of: record)
+            try manifest.append(lines)
+            try state.append(record, lines: lines)
         }
         try manifest.commit()
-        try StateStore(output: output, shard: nil)
-            .commit(records, settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        try state.commit()
         return counts
     }
 

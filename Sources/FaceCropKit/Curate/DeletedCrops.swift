@@ -4,36 +4,70 @@ import Foundation
 /// the next run does not make it again (`--no-record-deletions`: it does).
 enum DeletedCrops {
     /// The faces of unchanged photos found now whose crop is gone, as
-    /// rejections, each with its photo and face as the note.
-    static func find(_ photos: [Photo], loaded: StateStore.Loaded, output: String, rejections: RejectionsFile)
-        -> [(rejection: Rejection, note: String)]
-    {
-        // The state file's records whatever settings made them (a crop
-        // deleted before a run with new settings is still a rejection), and
-        // those a stopped run journalled.
-        var records: [String: PhotoRecord] = [:]
-        for record in loaded.stateRecords { records[record.key] = record }
-        records.merge(loaded.records) { _, journalled in journalled }
+    /// rejections, each with its photo and face as the note, in manifest order.
+    ///
+    /// Streamed: the state file is scanned once, and only a record with a
+    /// crop that is not there is parsed; the library is walked only when
+    /// there are such records (few: one per photo with a deleted crop).
+    static func find(
+        statePath: String, journal: JournalContents, walk: () throws(FaceCropError) -> AnyIterator<WalkItem>,
+        output: String, rejections: RejectionsFile
+    ) throws(FaceCropError) -> [(rejection: Rejection, note: String)] {
+        let records = candidates(statePath: statePath, journal: journal, output: output, rejections: rejections)
+        guard !records.isEmpty else { return [] }
         var deleted: [(rejection: Rejection, note: String)] = []
-        for photo in photos {
-            guard let record = records[StateStore.key(label: photo.label, source: photo.source)],
-                record.status == .ok, let sha256 = record.sha256, record.size == photo.size,
-                record.modified == photo.modified
+        let photos = try walk()
+        while let item = photos.next() {
+            guard case .photo(let photo) = item, let record = records[StateStore.key(label: photo.label, source: photo.source)],
+                let sha256 = record.sha256, record.size == photo.size, record.modified == photo.modified
             else { continue }
-            for face in record.faces where face.status == .ok && access(output + "/" + face.crop, F_OK) != 0 {
-                guard !rejections.rejects(sha256: sha256, box: face.box) else { continue }
+            for face in deletedFaces(record, output: output, rejections: rejections) {
                 deleted.append((Rejection(sha256: sha256, box: face.box), "\(photo.outputPrefix) face \(face.index)"))
             }
         }
         return deleted
     }
 
+    /// The records (by key) with a face whose crop is gone and which the
+    /// rejections file does not reject yet: the state file's records
+    /// whatever settings made them (a crop deleted before a run with new
+    /// settings is still a rejection), and those a stopped run journalled,
+    /// which win.
+    static func candidates(statePath: String, journal: JournalContents, output: String, rejections: RejectionsFile)
+        -> [String: PhotoRecord]
+    {
+        var found: [String: PhotoRecord] = [:]
+        let lines = StateLines(path: statePath)
+        while let bytes = lines.next() {
+            if let crops = StateLines.rawCrops(bytes), crops.allSatisfy({ access(output + "/" + $0, F_OK) == 0 }) { continue }
+            guard let object = StateLines.object(bytes), let record = PhotoRecord(state: object),
+                journal.records[record.key] == nil, !deletedFaces(record, output: output, rejections: rejections).isEmpty
+            else { continue }
+            found[record.key] = record
+        }
+        for record in journal.records.values where !deletedFaces(record, output: output, rejections: rejections).isEmpty {
+            found[record.key] = record
+        }
+        return found
+    }
+
+    /// The faces of a photo that had them cropped whose crop is gone and not yet rejected.
+    static func deletedFaces(_ record: PhotoRecord, output: String, rejections: RejectionsFile) -> [FaceRecord] {
+        guard record.status == .ok, let sha256 = record.sha256 else { return [] }
+        return record.faces.filter { face in
+            face.status == .ok && access(output + "/" + face.crop, F_OK) != 0 && !rejections.rejects(sha256: sha256, box: face.box)
+        }
+    }
+
     /// Records the deleted crops in the setup's rejections file (kept line
     /// for line, replaced atomically); returns how many.
-    static func record(_ photos: [Photo], loaded: StateStore.Loaded, setup: inout RunSetup, temporaries: TemporaryFiles)
+    static func record(journal: JournalContents, setup: inout RunSetup, temporaries: TemporaryFiles)
         throws(FaceCropError) -> Int
     {
-        let deleted = find(photos, loaded: loaded, output: setup.output, rejections: setup.rejections)
+        let walkSetup = setup
+        let deleted = try find(
+            statePath: setup.store.statePath, journal: journal, walk: { () throws(FaceCropError) in try Plan.walk(walkSetup) },
+            output: setup.output, rejections: setup.rejections)
         guard !deleted.isEmpty else { return 0 }
         var file = setup.rejections
         let added = file.add(deleted)
@@ -68,33 +102,6 @@ extension Plan {
         case (true, false): return "rejected"
         case (false, true): return "unrejected"
         case (false, false): return nil
-        }
-    }
-}
-
-extension Plan {
-    /// `--dedup`: when the dataset's faces may change (a photo new, changed,
-    /// gone or rejected differently), a group may keep another face, whose
-    /// crop a duplicate never had: photos with duplicate faces are processed
-    /// again, so every face has its crop before the faces are regrouped.
-    mutating func reprocessDuplicates(_ photos: [Photo]) {
-        let changed = !gone.isEmpty || items.contains { item in
-            guard case .photo(let photo, _) = item else { return false }
-            return reasons[StateStore.key(label: photo.label, source: photo.source)] != "failed before"
-        }
-        guard changed else { return }
-        var byKey: [String: Photo] = [:]
-        for photo in photos { byKey[StateStore.key(label: photo.label, source: photo.source)] = photo }
-        for (position, item) in items.enumerated() {
-            let record: PhotoRecord
-            switch item {
-            case .kept(let kept): record = kept
-            case .photo(_, let previous?): record = previous
-            default: continue
-            }
-            guard record.faces.contains(where: { $0.status == .duplicate }), let photo = byKey[record.key] else { continue }
-            reasons[record.key] = "near-duplicates regrouped"
-            items[position] = .photo(photo, previous: nil)
         }
     }
 }

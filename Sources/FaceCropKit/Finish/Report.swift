@@ -3,6 +3,8 @@ import Foundation
 /// report.html: one static page (inline CSS, no script, nothing fetched from
 /// the network) to look at a dataset: the run's summary and settings, every
 /// photo that failed and why, the photos without a face, and the crops.
+/// The lists of photos show their first `ReportLists.limit` entries and
+/// how many more there are (the manifest has them all).
 ///
 /// The crops are shown `pageSize` to a page (report.html, report-2.html, ...)
 /// as `loading="lazy"` images of the crop files themselves: crops are
@@ -29,54 +31,59 @@ enum Report {
     }
 
     /// Writes every page and removes pages a larger dataset left behind.
-    /// Returns the problems met.
+    /// Returns the problems met. Two passes over the records, one at a
+    /// time: the first counts and keeps the start of each list
+    /// (`ReportLists`), the second writes the crops a page at a time, so the
+    /// report holds at most one page of crops whatever the dataset's size.
     static func write(_ run: FinishedRun, sheets: [String], pageSize: Int = defaultPageSize) -> [String] {
+        let lists = ReportLists(run.records)
+        let pages = max(1, (lists.crops + pageSize - 1) / pageSize)
         var failures: [String] = []
-        var errors: [(String, String)] = []
-        var noFace: [String] = []
-        var crops: [Crop] = []
-        var leftOut = LeftOut()
-        for record in run.records {
+        var page = 1
+        var slice: [Crop] = []
+        let writePage = { (page: Int, slice: [Crop]) in
+            if let failure = write(run, page: page, of: pages, crops: slice[...], lists: lists, sheets: sheets) {
+                failures.append(failure)
+            }
+        }
+        var number = 0
+        for record in run.records where record.status == .ok {
             let shown = PhotoFinder.join(record.label, record.source)
-            switch record.status {
-            case .error:
-                errors.append((shown, record.failure ?? "unknown error"))
-            case .noFace:
-                noFace.append(shown)
-            case .noPerson:
-                noFace.append(shown + " (no person found)")
-            case .ok:
-                for face in record.faces {
-                    guard face.status == .ok else {
-                        leftOut.add(face, of: shown)
-                        continue
-                    }
-                    crops.append(
-                        Crop(number: crops.count + 1, source: shown, face: face, width: record.width, height: record.height))
+            for face in record.faces where face.status == .ok {
+                number += 1
+                slice.append(Crop(number: number, source: shown, face: face, width: record.width, height: record.height))
+                if slice.count == pageSize {
+                    writePage(page, slice)
+                    page += 1
+                    slice = []
                 }
             }
         }
-        let pages = max(1, (crops.count + pageSize - 1) / pageSize)
-        for page in 1...pages {
-            let slice = crops[min(crops.count, (page - 1) * pageSize)..<min(crops.count, page * pageSize)]
-            var html = head(run, page: page, pages: pages)
-            if page == 1 {
-                html += summary(run, sheets: sheets, crops: crops.count)
-                html += failed(errors)
-                html += withoutFace(noFace)
-                html += leftOut.html
-            }
-            html += grid(slice, total: crops.count, page: page, pages: pages)
-            html += "</main>\n</body>\n</html>\n"
-            do throws(WriteFailure) {
-                try AtomicFile.write(Array(html.utf8), to: run.output + "/" + pageName(page), temporaries: run.temporaries)
-            } catch {
-                failures.append("report: cannot write '\(pageName(page))': \(error.reason)")
-            }
-        }
+        if page <= pages { writePage(page, slice) }
         var stale = pages + 1
         while unlink(run.output + "/" + pageName(stale)) == 0 { stale += 1 }
         return failures
+    }
+
+    /// One page: the lists on the first, then its crops.
+    private static func write(
+        _ run: FinishedRun, page: Int, of pages: Int, crops: ArraySlice<Crop>, lists: ReportLists, sheets: [String]
+    ) -> String? {
+        var html = head(run, page: page, pages: pages)
+        if page == 1 {
+            html += summary(run, sheets: sheets, crops: lists.crops)
+            html += failed(lists.errors)
+            html += withoutFace(lists.noFace)
+            html += lists.leftOut.html
+        }
+        html += grid(crops, total: lists.crops, page: page, pages: pages)
+        html += "</main>\n</body>\n</html>\n"
+        do throws(WriteFailure) {
+            try AtomicFile.write(Array(html.utf8), to: run.output + "/" + pageName(page), temporaries: run.temporaries)
+            return nil
+        } catch {
+            return "report: cannot write '\(pageName(page))': \(error.reason)"
+        }
     }
 
     private static let style = """
@@ -181,22 +188,22 @@ enum Report {
         return html
     }
 
-    private static func failed(_ errors: [(String, String)]) -> String {
+    private static func failed(_ errors: ShownList<(String, String)>) -> String {
         var html = "<section id=\"failed\">\n<h2>Photos that failed (\(errors.count))</h2>\n"
-        guard !errors.isEmpty else { return html + "<p class=\"none\">None.</p>\n</section>\n" }
+        guard errors.count > 0 else { return html + "<p class=\"none\">None.</p>\n</section>\n" }
         html += "<table class=\"errors\">\n<tr><th>photo</th><th>why</th></tr>\n"
-        for (source, reason) in errors {
+        for (source, reason) in errors.shown {
             html += "<tr class=\"error\"><td class=\"source path\">\(escape(source))</td><td class=\"reason\">\(escape(reason))</td></tr>\n"
         }
-        return html + "</table>\n</section>\n"
+        return html + "</table>\n" + errors.moreHTML + "</section>\n"
     }
 
-    private static func withoutFace(_ photos: [String]) -> String {
+    private static func withoutFace(_ photos: ShownList<String>) -> String {
         var html = "<section id=\"noface\">\n<h2>Photos without a face (\(photos.count))</h2>\n"
-        guard !photos.isEmpty else { return html + "<p class=\"none\">None.</p>\n</section>\n" }
+        guard photos.count > 0 else { return html + "<p class=\"none\">None.</p>\n</section>\n" }
         html += "<ul class=\"noface\">\n"
-        for source in photos { html += "<li class=\"noface path\">\(escape(source))</li>\n" }
-        return html + "</ul>\n</section>\n"
+        for source in photos.shown { html += "<li class=\"noface path\">\(escape(source))</li>\n" }
+        return html + "</ul>\n" + photos.moreHTML + "</section>\n"
     }
 
     private static func grid(_ crops: ArraySlice<Crop>, total: Int, page: Int, pages: Int) -> String {

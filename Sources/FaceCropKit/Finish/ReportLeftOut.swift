@@ -2,8 +2,8 @@
 /// rejected and near-duplicates of a kept face, each with the reason. A
 /// dataset without them shows neither section (its report is as before).
 struct LeftOut {
-    private var rejected: [String] = []
-    private var duplicates: [String] = []
+    private var rejected = ShownList<String>()
+    private var duplicates = ShownList<String>()
 
     mutating func add(_ face: FaceRecord, of source: String) {
         let box = "\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)"
@@ -12,12 +12,13 @@ struct LeftOut {
         case .ok:
             return
         case .rejected:
-            rejected.append("<tr class=\"rejected\">\(cells)<td class=\"reason\">rejected in the rejections file</td></tr>\n")
+            rejected.add("<tr class=\"rejected\">\(cells)<td class=\"reason\">rejected in the rejections file</td></tr>\n")
         case .duplicate:
+            guard duplicates.wants else { return duplicates.add("") }
             let kept = face.duplicateOf.map {
                 "<a href=\"\(Report.escape(Report.urlPath($0)))\" class=\"path\">\(Report.escape($0))</a>"
             } ?? "another face"
-            duplicates.append(
+            duplicates.add(
                 "<tr class=\"duplicate\">\(cells)<td class=\"reason\">near-duplicate of \(kept) (kept: sharper, or as sharp and larger, or first)</td></tr>\n")
         }
     }
@@ -26,9 +27,63 @@ struct LeftOut {
         section("rejected", "Rejected faces", rejected) + section("duplicates", "Near-duplicate faces", duplicates)
     }
 
-    private func section(_ id: String, _ title: String, _ rows: [String]) -> String {
-        guard !rows.isEmpty else { return "" }
+    private func section(_ id: String, _ title: String, _ rows: ShownList<String>) -> String {
+        guard rows.count > 0 else { return "" }
         return "<section id=\"\(id)\">\n<h2>\(title) (\(rows.count))</h2>\n<table>\n"
-            + "<tr><th>Photo</th><th>Face</th><th>Box (x,y,w,h)</th><th>Reason</th></tr>\n" + rows.joined() + "</table>\n</section>\n"
+            + "<tr><th>Photo</th><th>Face</th><th>Box (x,y,w,h)</th><th>Reason</th></tr>\n" + rows.shown.joined() + "</table>\n"
+            + rows.moreHTML + "</section>\n"
+    }
+}
+
+/// A list the report shows in part: its first `ReportLists.limit` entries
+/// and how many there are in all, so a report of a million photos without a
+/// face holds a thousand names, not a million.
+struct ShownList<Element> {
+    private(set) var shown: [Element] = []
+    private(set) var count = 0
+
+    /// Whether the next entry is shown (else only counted).
+    var wants: Bool { shown.count < ReportLists.limit }
+
+    mutating func add(_ element: Element) {
+        count += 1
+        if wants { shown.append(element) }
+    }
+
+    /// The line after a cut list, or nothing.
+    var moreHTML: String {
+        guard count > shown.count else { return "" }
+        return "<p class=\"more\">… and \(count - shown.count) more, not listed here: "
+            + "<a href=\"manifest.jsonl\">manifest.jsonl</a> has every one.</p>\n"
+    }
+}
+
+/// What the report's first page lists, from one pass over the records: the
+/// photos that failed, those without a face, the faces left out, and the
+/// number of crops.
+struct ReportLists {
+    /// Entries shown in each list; the rest are counted.
+    static let limit = 1000
+
+    var errors = ShownList<(String, String)>()
+    var noFace = ShownList<String>()
+    var leftOut = LeftOut()
+    var crops = 0
+
+    init(_ records: StateRecords) {
+        for record in records {
+            switch record.status {
+            case .error:
+                errors.add((PhotoFinder.join(record.label, record.source), record.failure ?? "unknown error"))
+            case .noFace:
+                noFace.add(noFace.wants ? PhotoFinder.join(record.label, record.source) : "")
+            case .noPerson:
+                noFace.add(noFace.wants ? PhotoFinder.join(record.label, record.source) + " (no person found)" : "")
+            case .ok:
+                for face in record.faces {
+                    if face.status == .ok { crops += 1 } else { leftOut.add(face, of: PhotoFinder.join(record.label, record.source)) }
+                }
+            }
+        }
     }
 }

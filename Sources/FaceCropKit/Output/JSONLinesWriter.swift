@@ -52,6 +52,12 @@ final class JSONLinesWriter {
         temporaries.forget(temporary)
     }
 
+    /// Writes out what is buffered; returns the temporary file's path.
+    func flushedPath() throws(WriteFailure) -> String {
+        try flush()
+        return temporary
+    }
+
     private func flush() throws(WriteFailure) {
         if let failure { throw failure }
         let code = buffer.withUnsafeBytes { writeFully(fd, $0) }

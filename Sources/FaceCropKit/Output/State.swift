@@ -30,55 +30,6 @@ struct StateStore {
 
     static func key(label: String, source: String) -> String { label + "\u{0}" + source }
 
-    /// What the folder remembers.
-    struct Loaded {
-        /// Records made with `settingsHash`, by key; the journal's win over the state's.
-        var records: [String: PhotoRecord] = [:]
-        /// Every file any record (or unfinished journal entry) says facecrop wrote.
-        var written: Set<String> = []
-        /// The settings the state file was made with, if any.
-        var settingsHash: String?
-        /// Its header (settings, version) as parsed.
-        var header: [String: Any] = [:]
-        /// The state file's own records whatever their settings, in file order.
-        var stateRecords: [PhotoRecord] = []
-    }
-
-    func load(settingsHash: String) -> Loaded {
-        var loaded = Loaded()
-        var stateHash: String?
-        for (index, path) in [statePath, journalPath].enumerated() {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
-            var fileHash: String?
-            for line in text.split(separator: "\n") {
-                // A line cut short by a crash does not parse and is skipped.
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                    continue
-                }
-                if let hash = object["settings_hash"] as? String {
-                    fileHash = hash
-                    if index == 0 {
-                        stateHash = hash
-                        loaded.header = object
-                    }
-                    continue
-                }
-                if let crops = object["begin"] as? [String] {
-                    loaded.written.formUnion(crops)
-                    continue
-                }
-                guard let record = PhotoRecord(state: object) else { continue }
-                loaded.written.formUnion(record.crops)
-                if index == 0 { loaded.stateRecords.append(record) }
-                if fileHash == settingsHash {
-                    loaded.records[record.key] = record
-                }
-            }
-        }
-        loaded.settingsHash = stateHash
-        return loaded
-    }
-
     /// Removes what a crashed run left in `tmp/` and makes the folders.
     func prepare() throws(WriteFailure) {
         try AtomicFile.makeFolder(root)
@@ -92,13 +43,6 @@ struct StateStore {
     /// (in manifest order), so nothing per photo is kept in memory.
     func writer(settingsHash: String, settings: JSON, temporaries: TemporaryFiles) throws(WriteFailure) -> StateWriter {
         try StateWriter(store: self, settingsHash: settingsHash, settings: settings, temporaries: temporaries)
-    }
-
-    /// Writes the state file for `records` (in manifest order) and drops the journal.
-    func commit(_ records: [PhotoRecord], settingsHash: String, settings: JSON, temporaries: TemporaryFiles) throws(WriteFailure) {
-        let writer = try writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
-        for record in records { try writer.append(record, lines: Manifest.lines(of: record)) }
-        try writer.commit()
     }
 
     /// The records of the state file as written, read one line at a time.
@@ -130,6 +74,15 @@ final class StateWriter {
     func commit() throws(WriteFailure) {
         try lines.commit()
         unlink(journalPath)
+    }
+
+    /// Of `crops`, those no record written so far lists (read back from
+    /// the file being written, one record at a time).
+    func unclaimed(_ crops: Set<String>) throws(WriteFailure) -> Set<String> {
+        var left = crops
+        let written = StateLines(path: try lines.flushedPath())
+        while !left.isEmpty, let record = written.nextRecord() { left.subtract(record.crops) }
+        return left
     }
 }
 

@@ -60,98 +60,28 @@ public struct PhotoFinder: Sendable {
         public var labels: [String] = []
     }
 
-    /// Walks every input. An input that doesn't exist throws; anything wrong
-    /// inside a folder becomes a problem and the walk goes on.
+    /// Walks every input and collects what it finds (for small walks and
+    /// tests; a run goes through `walk(_:)` one photo at a time). An input
+    /// that doesn't exist throws; anything wrong inside a folder becomes a
+    /// problem and the walk goes on.
     public func find(_ inputs: [String]) throws(FaceCropError) -> Found {
+        let walk = try self.walk(inputs)
         var found = Found()
-        found.labels = Self.labels(for: inputs)
-        for (number, input) in inputs.enumerated() {
-            var info = stat()
-            guard stat(input, &info) == 0 else {
-                throw .inputMissing(input, reason: systemError(errno))
-            }
-            let prefix = found.labels[number]
-            if (info.st_mode & S_IFMT) == S_IFDIR {
-                var visiting: Set<FileIdentity> = [FileIdentity(info)]
-                walk(folder: Array(input.utf8), relative: "", inputIndex: number, prefix: prefix, visiting: &visiting, into: &found)
-            } else {
-                let name = (input as NSString).lastPathComponent
-                guard Self.isPhotoName(name) else {
-                    found.problems.append(FindProblem(inputIndex: number, label: prefix, source: name, reason: "not a photo file name (\(Self.extensionList))"))
-                    continue
-                }
-                var photo = Photo(inputIndex: number, source: name, path: input, outputPrefix: Self.join(prefix, Self.safeName(name)), label: prefix)
-                photo.noteFile(info)
-                found.photos.append(photo)
+        found.labels = walk.labels
+        for item in walk {
+            switch item {
+            case .photo(let photo): found.photos.append(photo)
+            case .problem(let problem): found.problems.append(problem)
             }
         }
-        found.photos.sort { Self.precedes(($0.inputIndex, $0.source), ($1.inputIndex, $1.source)) }
-        found.problems.sort { Self.precedes(($0.inputIndex, $0.source), ($1.inputIndex, $1.source)) }
         return found
     }
 
-    private func walk(
-        folder: [UInt8], relative: String, inputIndex: Int, prefix: String, visiting: inout Set<FileIdentity>,
-        into found: inout Found
-    ) {
-        guard let directory = FileName.withCPath(folder, { opendir($0) }) else {
-            found.problems.append(FindProblem(inputIndex: inputIndex, label: prefix, source: relative.isEmpty ? "." : relative, reason: "cannot read folder: \(systemError(errno))"))
-            return
-        }
-        var names: [[UInt8]] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix(while: { $0 != 0 }))
-            }
-            if name.first == UInt8(ascii: ".") { continue }  // hidden, ".", ".."
-            names.append(name)
-        }
-        closedir(directory)
-        names.sort { $0.lexicographicallyPrecedes($1) }
-
-        for nameBytes in names {
-            let name = FileName.text(nameBytes)
-            let path = folder + (folder.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + nameBytes
-            let rel = Self.join(relative, name)
-            if isExcluded(name: name, relative: rel) { continue }
-            var info = stat()
-            guard FileName.withCPath(path, { lstat($0, &info) }) == 0 else {
-                found.problems.append(FindProblem(inputIndex: inputIndex, label: prefix, source: rel, reason: "cannot read: \(systemError(errno))"))
-                continue
-            }
-            if (info.st_mode & S_IFMT) == S_IFLNK {
-                guard followLinks else { continue }
-                guard FileName.withCPath(path, { stat($0, &info) }) == 0 else {
-                    found.problems.append(FindProblem(inputIndex: inputIndex, label: prefix, source: rel, reason: "broken symbolic link: \(systemError(errno))"))
-                    continue
-                }
-            }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR:
-                let identity = FileIdentity(info)
-                if identity == outputIdentity { continue }
-                if visiting.contains(identity) {
-                    found.problems.append(FindProblem(inputIndex: inputIndex, label: prefix, source: rel, reason: "symbolic link loop; skipped"))
-                    continue
-                }
-                visiting.insert(identity)
-                walk(folder: path, relative: rel, inputIndex: inputIndex, prefix: prefix, visiting: &visiting, into: &found)
-                visiting.remove(identity)
-            case S_IFREG:
-                guard Self.isPhotoName(name), isIncluded(name: name, relative: rel) else { continue }
-                let safe = rel.split(separator: "/", omittingEmptySubsequences: false).map { Self.safeName(String($0)) }
-                let text = String(decoding: path, as: UTF8.self)
-                var photo = Photo(
-                    inputIndex: inputIndex, source: rel, path: text,
-                    outputPrefix: Self.join(prefix, safe.joined(separator: "/")), label: prefix)
-                // Kept only when the String cannot name the file (bytes that are not UTF-8).
-                if !text.utf8.elementsEqual(path) { photo.rawPath = path }
-                photo.noteFile(info)
-                found.photos.append(photo)
-            default:
-                continue
-            }
-        }
+    /// The inputs' photos and problems in manifest order, found one folder
+    /// at a time (see `PhotoWalk`). Throws for the first input that does
+    /// not exist.
+    public func walk(_ inputs: [String]) throws(FaceCropError) -> PhotoWalk {
+        try PhotoWalk(finder: self, inputs: inputs)
     }
 
     /// Manifest order: by input, then by source path byte by byte (stable
@@ -168,11 +98,11 @@ public struct PhotoFinder: Sendable {
         return extensions.contains(name[name.index(after: dot)...].lowercased())
     }
 
-    private func isIncluded(name: String, relative: String) -> Bool {
+    func isIncluded(name: String, relative: String) -> Bool {
         include.isEmpty || include.contains { Self.glob($0, name: name, relative: relative) }
     }
 
-    private func isExcluded(name: String, relative: String) -> Bool {
+    func isExcluded(name: String, relative: String) -> Bool {
         exclude.contains { Self.glob($0, name: name, relative: relative) }
     }
 

@@ -1,38 +1,57 @@
 import Foundation
 
 /// `--check` and `--dry-run`: say what a run would do, change nothing.
+/// Lines are printed as the plan goes, gone photos last.
 enum CheckReport {
-    static func report(_ plan: Plan, loaded: StateStore.Loaded, setup: RunSetup) -> Int32 {
+    static func report(_ feed: PlanFeed, stateHash: String?, setup: RunSetup) -> Int32 {
         let options = setup.options
         let output = setup.output
-        var lines: [String] = []
+        let out = LineOutput()
         let manifestPath = output + "/manifest\(setup.store.suffix).jsonl"
-        if options.check, loaded.settingsHash != nil, loaded.settingsHash != setup.settingsHash {
-            lines.append("settings changed: every photo would be processed again")
+        if options.check, stateHash != nil, stateHash != setup.settingsHash {
+            out.line("settings changed: every photo would be processed again")
         }
         if options.check, access(manifestPath, F_OK) != 0 {
-            lines.append("missing: \(manifestPath)")
+            out.line("missing: \(manifestPath)")
         }
-        for item in plan.items {
-            switch item {
+        while let work = feed.nextWork() {
+            switch work.item {
             case .kept: continue
-            case .problem(let problem): lines.append("error: \(problem.source): \(problem.reason)")
+            case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
             case .photo(let photo, let previous):
                 if let previous, Plan.sameContent(photo, as: previous) { continue }
                 let name = photo.outputPrefix
-                if let reason = plan.reasons[StateStore.key(label: photo.label, source: photo.source)] {
-                    lines.append("\(reason): \(name)")
+                if let reason = work.reason {
+                    out.line("\(reason): \(name)")
                 } else {
-                    lines.append((previous == nil ? "new: " : "changed: ") + name)
+                    out.line((previous == nil ? "new: " : "changed: ") + name)
                 }
             }
         }
-        for gone in plan.gone { lines.append("removed: \(gone)") }
-        if !lines.isEmpty { Terminal.stdout(lines.joined(separator: "\n") + "\n") }
+        feed.gone?.forEach { out.line("removed: \($0)") }
+        out.flush()
         if options.dryRun { return ExitStatus.success }
-        if lines.isEmpty, !options.quiet {
-            Terminal.stderr("facecrop: '\(output)' is up to date (\(plan.items.count) photos)\n")
+        if out.lines == 0, !options.quiet {
+            Terminal.stderr("facecrop: '\(output)' is up to date (\(feed.count) photos)\n")
         }
-        return lines.isEmpty ? ExitStatus.success : ExitStatus.failure
+        return out.lines == 0 ? ExitStatus.success : ExitStatus.failure
+    }
+}
+
+/// Lines for stdout, written in 64 KB blocks as they come.
+final class LineOutput {
+    private var buffer = ""
+    private(set) var lines = 0
+
+    func line(_ text: String) {
+        buffer += text
+        buffer += "\n"
+        lines += 1
+        if buffer.utf8.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        if !buffer.isEmpty { Terminal.stdout(buffer) }
+        buffer = ""
     }
 }

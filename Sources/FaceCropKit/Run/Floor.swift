@@ -9,15 +9,18 @@ extension FaceCropCommand {
         let config = detectorConfig(options)
         var detectors: [Detector] = []
         for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config)) }
-        let found = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil)
-            .find(options.inputs)
+        let walk = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil)
+            .walk(options.inputs).makeIterator()
         let processor = PhotoProcessor(settings: CropSettings(options), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
         let work: @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord = { photo, _, detector in
             processor.detect(photo, with: detector)
         }
         var counts = RunCounts()
-        let items = found.photos.map { WorkItem.photo($0, previous: nil) }
-        _ = await Pipeline(work: work, detectors: detectors, stop: stop).run(items) { record, _ in
+        var items = AnyIterator<WorkItem> {
+            while let item = walk.next() { if case .photo(let photo) = item { return .photo(photo, previous: nil) } }
+            return nil
+        }
+        _ = await Pipeline(work: work, detectors: detectors, stop: stop).run(&items) { record, _ in
             counts.add(record)
             return true
         }

@@ -55,58 +55,76 @@ struct Pipeline {
         var detector: Detector
     }
 
+    /// Items taken from the plan but not yet delivered, at most: kept
+    /// records between two photos to process are delivered in order, so
+    /// this bounds what a run of kept records can hold.
+    static let window = 256
+
     /// Returns false if it stopped early (a stop request, or `deliver` said stop).
     /// `deliver`'s second argument tells whether the record was kept from before.
-    func run(_ items: [WorkItem], deliver: (PhotoRecord, Bool) async -> Bool) async -> Bool {
+    /// Items are taken from `items` only as the window allows.
+    func run(_ items: inout some IteratorProtocol<WorkItem>, deliver: (PhotoRecord, Bool) async -> Bool) async -> Bool {
         let executor = BlockingExecutor()
-        var next = 0
-        var delivered = 0
+        // Taken and not delivered, in order; `first` is the index of window[0].
+        var window: [WorkItem] = []
+        var first = 0
         var waiting: [Int: PhotoRecord] = [:]
         var keepGoing = true
+        var exhausted = false
 
         // Finished photos, kept records and problems, in order.
         func drain() async {
-            while keepGoing {
-                if let record = waiting.removeValue(forKey: delivered) {
+            while keepGoing, !window.isEmpty {
+                if let record = waiting.removeValue(forKey: first) {
                     keepGoing = await deliver(record, false)
-                } else if delivered < next, case .kept(let record) = items[delivered] {
+                } else if case .kept(let record) = window[0] {
                     keepGoing = await deliver(record, true)
-                } else if delivered < next, case .problem(let problem) = items[delivered] {
+                } else if case .problem(let problem) = window[0] {
                     keepGoing = await deliver(PhotoRecord(problem), false)
                 } else {
                     return
                 }
-                delivered += 1
+                window.removeFirst()
+                first += 1
             }
         }
 
         await withTaskGroup(of: Finished.self) { group in
             var idle = detectors
+            var running = 0
+            // Takes items while a worker is free for the next photo and the window has room.
             func startWork() {
-                while keepGoing, stop.requested == nil, next < items.count {
-                    guard case .photo(let photo, let previous) = items[next] else {
-                        next += 1
-                        continue
+                while keepGoing, stop.requested == nil, !exhausted, window.count < Self.window, !idle.isEmpty {
+                    guard let item = items.next() else {
+                        exhausted = true
+                        return
                     }
-                    guard let detector = idle.popLast() else { return }
-                    let index = next
+                    window.append(item)
+                    guard case .photo(let photo, let previous) = item else { continue }
+                    let detector = idle.removeLast()
+                    let index = first + window.count - 1
                     let work = self.work
+                    running += 1
                     group.addTask(executorPreference: executor) {
                         Finished(index: index, record: work(photo, previous, detector), detector: detector)
                     }
-                    next += 1
                 }
             }
-            startWork()
-            await drain()
-            while let finished = await group.next() {
-                idle.append(finished.detector)
-                waiting[finished.index] = finished.record
+            while true {
                 startWork()
                 await drain()
+                if running == 0 {
+                    // Nothing in flight: go on only if draining made room.
+                    guard keepGoing, stop.requested == nil, !exhausted, window.count < Self.window else { break }
+                    continue
+                }
+                guard let finished = await group.next() else { break }
+                running -= 1
+                idle.append(finished.detector)
+                waiting[finished.index] = finished.record
             }
         }
         await drain()
-        return keepGoing && delivered == items.count
+        return keepGoing && exhausted && window.isEmpty
     }
 }

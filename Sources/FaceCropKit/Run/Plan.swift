@@ -1,91 +1,67 @@
 import Foundation
 
-/// Step 2 of a run: what it has to do: which photos to process, which
-/// earlier records to keep, which photos are gone.
-struct Plan {
-    var items: [WorkItem] = []
-    /// Photos recorded before and not found now (label/source).
-    var gone: [String] = []
-    /// Why a photo with an earlier record is processed again, by key.
-    var reasons: [String: String] = [:]
-
-    /// --overwrite: no earlier record is kept.
-    var overwrite = false
-
-    /// The photos under the inputs (this shard's), against what the output
-    /// folder remembers. Failed photos are tried again on every run, but for
-    /// --check an unchanged photo that failed before is as up to date as any other.
+/// Step 2 of a run: what it has to do (which photos to process, which
+/// earlier records to keep, which photos are gone), as a stream: the walk
+/// of the inputs joined with the last run's state file, both in manifest
+/// order (`PlanJoin`), fed to the pipeline as it goes (`PlanFeed`).
+enum Plan {
+    /// The plan of this run, and the settings the last run's state was made
+    /// with. Crops deleted since the last run are recorded as rejections
+    /// first (`DeletedCrops`), so the plan sees the rejections file as it
+    /// will be.
     static func make(_ setup: inout RunSetup, temporaries: TemporaryFiles) throws(FaceCropError)
-        -> (plan: Plan, loaded: StateStore.Loaded)
+        -> (feed: PlanFeed, stateHash: String?)
     {
+        let options = setup.options
+        let state = StateIndex(path: setup.store.statePath)
+        let journal = JournalContents(path: setup.store.journalPath, settingsHash: setup.settingsHash)
+        if options.recordDeletions && !setup.readOnly {
+            setup.recordedDeletions = try DeletedCrops.record(journal: journal, setup: &setup, temporaries: temporaries)
+        }
+        let output = setup.output
+        // Failed photos are tried again on every run, but for --check an
+        // unchanged photo that failed before is as up to date as any other.
+        var rules = PlanJoin.Rules(
+            overwrite: options.overwrite, retryErrors: !options.check, stateCurrent: state.settingsHash == setup.settingsHash,
+            cropExists: { access(output + "/" + $0, F_OK) == 0 }, rejections: setup.rejections)
+        // --dedup: whether the dataset's faces change is known only at the
+        // end of the plan, so a first pass finds out (it stops at the first change).
+        if setup.settings.dedup != nil && options.shard == nil {
+            var first = try join(setup, state: state, journal: journal, rules: rules)
+            rules.regroup = first.changesDataset()
+        }
+        let feed = PlanFeed(
+            try join(setup, state: state, journal: journal, rules: rules), prune: options.prune && !setup.readOnly,
+            listGone: setup.readOnly, journalCrops: journal.crops)
+        return (feed, state.settingsHash)
+    }
+
+    /// The walk of this run's inputs joined with the state file and the journal.
+    static func join(_ setup: RunSetup, state: StateIndex, journal: JournalContents, rules: PlanJoin.Rules)
+        throws(FaceCropError) -> PlanJoin
+    {
+        let path = setup.store.statePath
+        return PlanJoin(
+            walk: try walk(setup), labels: PhotoFinder.labels(for: setup.options.inputs),
+            stateLabels: state.segments.map(\.label), records: { state.records(of: $0, path: path) },
+            journal: journal.records, rules: rules)
+    }
+
+    /// What the walk finds that belongs to this shard, in manifest order.
+    static func walk(_ setup: RunSetup) throws(FaceCropError) -> AnyIterator<WalkItem> {
         let options = setup.options
         let finder = PhotoFinder(
             include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output)
-        var found = try finder.find(options.inputs)
-        if let shard = options.shard {
-            found.photos.removeAll { !shard.owns(label: $0.label, source: $0.source) }
-            found.problems.removeAll { !shard.owns(label: $0.label, source: $0.source) }
-        }
-        let loaded = setup.store.load(settingsHash: setup.settingsHash)
-        if options.recordDeletions && !setup.readOnly {
-            setup.recordedDeletions = try DeletedCrops.record(found.photos, loaded: loaded, setup: &setup, temporaries: temporaries)
-        }
-        let plan = Plan(
-            found: found, loaded: loaded, overwrite: options.overwrite, retryErrors: !options.check, output: setup.output,
-            rejections: setup.rejections, regroup: setup.settings.dedup != nil && options.shard == nil)
-        return (plan, loaded)
-    }
-
-    init(
-        found: PhotoFinder.Found, loaded: StateStore.Loaded, overwrite: Bool, retryErrors: Bool, output: String,
-        rejections: RejectionsFile = RejectionsFile(), regroup: Bool = false
-    ) {
-        self.overwrite = overwrite
-        var present: Set<String> = []
-        for photo in found.photos {
-            let key = StateStore.key(label: photo.label, source: photo.source)
-            present.insert(key)
-            guard !overwrite, let record = loaded.records[key] else {
-                if overwrite, loaded.records[key] != nil { reasons[key] = "overwrite" }
-                items.append(.photo(photo, previous: nil))
-                continue
+        let walk = try finder.walk(options.inputs).makeIterator()
+        guard let shard = options.shard else { return AnyIterator(walk) }
+        return AnyIterator {
+            while let item = walk.next() {
+                switch item {
+                case .photo(let photo): if shard.owns(label: photo.label, source: photo.source) { return item }
+                case .problem(let problem): if shard.owns(label: problem.label, source: problem.source) { return item }
+                }
             }
-            let cropsThere = record.crops.allSatisfy { access(output + "/" + $0, F_OK) == 0 }
-            if record.status == .error && (retryErrors || record.sha256 == nil) {
-                reasons[key] = "failed before"
-                items.append(.photo(photo, previous: nil))
-            } else if let change = Self.rejectionChange(record, rejections: rejections) {
-                reasons[key] = change
-                items.append(.photo(photo, previous: nil))
-            } else if !cropsThere {
-                reasons[key] = "crop missing"
-                items.append(.photo(photo, previous: nil))
-            } else if record.faces.contains(where: { $0.status == .ok && $0.transform == nil }) {
-                // Made before the manifest had landmarks and transforms.
-                reasons[key] = "no transform recorded"
-                items.append(.photo(photo, previous: nil))
-            } else if record.size == photo.size && record.modified == photo.modified {
-                items.append(.kept(record))
-            } else {
-                // Same content under a new time (a fresh checkout) is kept
-                // after hashing; the worker decides.
-                items.append(.photo(photo, previous: record))
-            }
-        }
-        for problem in found.problems { items.append(.problem(problem)) }
-        items.sort { PhotoFinder.precedes($0.key, $1.key) }
-        gone = loaded.records.values.filter { !present.contains($0.key) }
-            .map { PhotoFinder.join($0.label, $0.source) }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        if regroup { reprocessDuplicates(found.photos) }
-    }
-
-    /// The earlier record a stopped run keeps for an item it did not reach.
-    func earlier(_ item: WorkItem, loaded: StateStore.Loaded) -> PhotoRecord? {
-        switch item {
-        case .kept(let record): record
-        case .photo(let photo, _): overwrite ? nil : loaded.records[StateStore.key(label: photo.label, source: photo.source)]
-        case .problem: nil
+            return nil
         }
     }
 

@@ -8,15 +8,15 @@ extension FaceCropCommand {
         var setup = try RunSetup(options, stop: stop)
         // Held to the end of the run, however it ends.
         defer { setup.lock?.release() }
-        let (plan, loaded) = try Plan.make(&setup, temporaries: temporaries)
+        let (feed, stateHash) = try Plan.make(&setup, temporaries: temporaries)
         if setup.readOnly {
-            return CheckReport.report(plan, loaded: loaded, setup: setup)
+            return CheckReport.report(feed, stateHash: stateHash, setup: setup)
         }
         var detectors = try setup.takeDetectors()
         let files = try RunFiles(setup, temporaries: temporaries)
-        let processed = await RunPipeline.run(plan, loaded: loaded, detectors: &detectors, files: files, setup: setup, stop: stop)
+        let processed = await RunPipeline.run(feed, detectors: &detectors, files: files, setup: setup, stop: stop)
         let committed = RunCommit.commit(
-            processed, plan: plan, loaded: loaded, files: files, setup: setup, elapsed: Progress.seconds(ContinuousClock.now - started))
+            processed, feed: feed, files: files, setup: setup, elapsed: Progress.seconds(ContinuousClock.now - started))
         return await RunFinish.finish(committed, processed: processed, setup: setup, temporaries: temporaries, stop: stop)
     }
 }

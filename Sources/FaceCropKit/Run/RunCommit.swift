@@ -8,23 +8,27 @@ struct Committed {
 /// place (the journal goes), stats.json written.
 enum RunCommit {
     static func commit(
-        _ processed: Processed, plan: Plan, loaded: StateStore.Loaded, files: RunFiles, setup: RunSetup, elapsed: Double
+        _ processed: Processed, feed: PlanFeed, files: RunFiles, setup: RunSetup, elapsed: Double
     ) -> Committed {
         var writeFailure = processed.writeFailure
         var counts = processed.counts
         var removed = 0
-        if processed.completed && writeFailure == nil && setup.options.prune {
-            removed = Prune.files(processed.unclaimed, in: setup.output)
+        // Crops of the last run that may not have been made again: those
+        // the new state file does not list are pruned.
+        if processed.completed && writeFailure == nil, let candidates = feed.pruneCandidates, !candidates.isEmpty {
+            do throws(WriteFailure) {
+                removed = Prune.files(try files.state.unclaimed(candidates), in: setup.output)
+            } catch {
+                writeFailure = error
+            }
         }
         if writeFailure == nil {
             do throws(WriteFailure) {
                 // Photos a stopped run did not reach keep their earlier
                 // records, so the next run can still reuse them.
                 if !processed.completed {
-                    for item in plan.items[processed.recorded...] {
-                        if let record = plan.earlier(item, loaded: loaded) {
-                            try files.state.append(record, lines: Manifest.lines(of: record))
-                        }
+                    try feed.earlierRecords { record throws(WriteFailure) in
+                        try files.state.append(record, lines: Manifest.lines(of: record))
                     }
                 }
                 try files.manifest.commit()

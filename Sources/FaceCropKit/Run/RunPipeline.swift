@@ -2,10 +2,6 @@
 struct Processed {
     var completed = false
     var counts = RunCounts()
-    /// Crops of the last run no photo has made again: pruned at the commit.
-    var unclaimed: Set<String> = []
-    /// Items recorded so far (they are delivered in plan order).
-    var recorded = 0
     /// The disk filled: the photo that found out is not recorded.
     var full: FaceCropError?
     var writeFailure: WriteFailure?
@@ -16,14 +12,16 @@ struct Processed {
 /// kept in memory.
 enum RunPipeline {
     static func run(
-        _ plan: Plan, loaded: StateStore.Loaded, detectors: inout [Detector], files: RunFiles, setup: RunSetup,
-        stop: StopRequest
+        _ feed: PlanFeed, detectors: inout [Detector], files: RunFiles, setup: RunSetup, stop: StopRequest
     ) async -> Processed {
         var processor = PhotoProcessor(settings: setup.settings, outputRoot: setup.output, temporaries: files.temporaries)
         processor.journal = files.journal
         processor.rejections = setup.rejections
-        let progress = Progress(total: plan.items.count, showBar: !setup.options.quiet && Terminal.stderrIsTerminal)
-        var processed = Processed(unclaimed: loaded.written)
+        let showBar = !setup.options.quiet && Terminal.stderrIsTerminal
+        // The bar's total: on a terminal only, one more walk that only counts.
+        let total = showBar ? ((try? Plan.walk(setup))?.reduce(0) { count, _ in count + 1 } ?? 0) : 0
+        let progress = Progress(total: total, showBar: showBar)
+        var processed = Processed()
         // The detectors (OpenCV's models and buffers) go with the pipeline
         // when it is done, before the steps after the run need memory.
         let work: @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord = { [processor] photo, previous, detector in
@@ -31,7 +29,8 @@ enum RunPipeline {
         }
         let pipeline = Pipeline(work: work, detectors: detectors, stop: stop)
         detectors = []
-        processed.completed = await pipeline.run(plan.items) { record, kept in
+        var items = feed
+        processed.completed = await pipeline.run(&items) { record, kept in
             if case .outputFull? = record.error {
                 // Every further write would fail: stop here. The photo is
                 // not recorded, so the next run processes it.
@@ -39,8 +38,7 @@ enum RunPipeline {
                 return false
             }
             processed.counts.add(record, reused: kept)
-            processed.unclaimed.subtract(record.crops)
-            processed.recorded += 1
+            feed.recorded()
             await progress.record(record)
             do throws(WriteFailure) {
                 let lines = Manifest.lines(of: record)

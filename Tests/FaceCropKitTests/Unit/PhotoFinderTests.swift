@@ -67,6 +67,31 @@ struct PhotoFinderTests {
         #expect(PhotoFinder.labels(for: ["only"]) == [""])
     }
 
+    /// The walk goes one folder at a time; its order must be exactly the
+    /// manifest's sort, also where a folder's name is a prefix of a file's
+    /// ("a" / "a.jpg" / "a b.jpg": ' ' and '.' sort before '/'), for names
+    /// that are not UTF-8, and across several inputs.
+    @Test func theWalkIsInManifestOrder() throws {
+        let root = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try touch(root, [
+            "one/a/x.jpg", "one/a.jpg", "one/a b.jpg", "one/a-1/y.jpg", "one/a0.jpg", "one/b/c/d.jpg", "one/b.c/e.jpg",
+            "one/b/c.jpg", "one/\u{E9}.jpg", "one/e\u{301}.jpg", "one/Z.jpg", "one/a/a/a.jpg", "one/a/a.jpg",
+            "two/x y/1.jpg", "two/x/1.jpg", "two/x.jpg",
+        ])
+        let odd: [UInt8] = Array(root.appendingPathComponent("one").path.utf8) + [UInt8(ascii: "/"), 0xFF, 0x61, 0x2E, 0x6A, 0x70, 0x67]
+        #expect(FileName.withCPath(odd, { open($0, O_CREAT | O_WRONLY, 0o644) }) >= 0)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("one/b/loop").path, withDestinationPath: "..")
+        let inputs = [root.appendingPathComponent("two").path, root.appendingPathComponent("one").path]
+        let walked = Array(try PhotoFinder(include: [], exclude: [], followLinks: true, output: nil).walk(inputs))
+        let keys = walked.map(\.key)
+        let sorted = keys.sorted { PhotoFinder.precedes($0, $1) }
+        #expect(keys.map { "\($0.0) \($0.1)" } == sorted.map { "\($0.0) \($0.1)" })
+        #expect(walked.count == 18)
+        #expect(keys.first! == (0, "x y/1.jpg") && keys[1] == (0, "x.jpg"))
+        #expect(keys.contains { $0 == (1, "b/loop") })
+    }
+
     @Test func aMissingInputStopsTheRun() {
         #expect(throws: FaceCropError.self) {
             try PhotoFinder(include: [], exclude: [], followLinks: false, output: nil).find(["/no/such/folder"])

@@ -1,0 +1,191 @@
+import Foundation
+
+/// One thing the walk found.
+public enum WalkItem: Sendable, Equatable {
+    case photo(Photo)
+    case problem(FindProblem)
+
+    /// Its place in manifest order: input, then source path.
+    var key: (Int, String) {
+        switch self {
+        case .photo(let photo): (photo.inputIndex, photo.source)
+        case .problem(let problem): (problem.inputIndex, problem.source)
+        }
+    }
+}
+
+/// The inputs' photos and problems in manifest order (by input, then by
+/// source path byte by byte, `PhotoFinder.precedes`), found depth-first one
+/// folder at a time. Memory holds the entries of the folders on the current
+/// path (one folder per level), never the whole library.
+///
+/// Why depth-first with each folder sorted is manifest order: a folder's
+/// photos all start with its name and a '/', so the folder sorts among its
+/// neighbours by "name/": "a b.jpg" < "a.jpg" < "a/x.jpg" < "a0.jpg", since
+/// ' ' < '.' < '/' < '0'. Names are compared as the UTF-8 of the String the
+/// manifest shows (`FileName.text`), not as raw bytes. A folder that cannot
+/// be read, or that closes a link loop, is one problem named without the
+/// '/', so it is checked while its parent is listed and sorts by its name.
+public struct PhotoWalk: Sequence {
+    let finder: PhotoFinder
+    let inputs: [String]
+    /// Labels the crops of each input go under (empty with one input).
+    public let labels: [String]
+    private let infos: [stat]
+
+    init(finder: PhotoFinder, inputs: [String]) throws(FaceCropError) {
+        self.finder = finder
+        self.inputs = inputs
+        labels = PhotoFinder.labels(for: inputs)
+        var infos: [stat] = []
+        for input in inputs {
+            var info = stat()
+            guard stat(input, &info) == 0 else { throw .inputMissing(input, reason: systemError(errno)) }
+            infos.append(info)
+        }
+        self.infos = infos
+    }
+
+    public func makeIterator() -> Iterator { Iterator(walk: self) }
+
+    /// A folder entry, listed and checked but not yet returned.
+    fileprivate enum Entry {
+        case item(WalkItem)
+        case folder(path: [UInt8], relative: String, identity: FileIdentity)
+    }
+
+    /// A folder being walked: its sorted entries and how far the walk got.
+    fileprivate struct Frame {
+        var entries: [Entry]
+        var position = 0
+        var identity: FileIdentity?
+    }
+
+    public final class Iterator: IteratorProtocol {
+        private let walk: PhotoWalk
+        private var input = -1
+        private var stack: [Frame] = []
+        /// The folders on the current path, to catch link loops.
+        private var visiting: Set<FileIdentity> = []
+
+        fileprivate init(walk: PhotoWalk) { self.walk = walk }
+
+        public func next() -> WalkItem? {
+            while true {
+                if let top = stack.indices.last {
+                    guard stack[top].position < stack[top].entries.count else {
+                        if let identity = stack.removeLast().identity { visiting.remove(identity) }
+                        continue
+                    }
+                    let entry = stack[top].entries[stack[top].position]
+                    stack[top].position += 1
+                    switch entry {
+                    case .item(let item): return item
+                    case .folder(let path, let relative, let identity):
+                        visiting.insert(identity)
+                        stack.append(Frame(entries: list(path, relative: relative), identity: identity))
+                    }
+                    continue
+                }
+                input += 1
+                guard input < walk.inputs.count else { return nil }
+                if let item = startInput() { return item }
+            }
+        }
+
+        /// Starts the next input: a folder is pushed, a file is returned.
+        private func startInput() -> WalkItem? {
+            let path = walk.inputs[input]
+            let info = walk.infos[input]
+            let label = walk.labels[input]
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                let identity = FileIdentity(info)
+                visiting = [identity]
+                stack.append(Frame(entries: list(Array(path.utf8), relative: ""), identity: identity))
+                return nil
+            }
+            let name = (path as NSString).lastPathComponent
+            guard PhotoFinder.isPhotoName(name) else {
+                return .problem(
+                    FindProblem(inputIndex: input, label: label, source: name, reason: "not a photo file name (\(PhotoFinder.extensionList))"))
+            }
+            var photo = Photo(inputIndex: input, source: name, path: path, outputPrefix: PhotoFinder.join(label, PhotoFinder.safeName(name)), label: label)
+            photo.noteFile(info)
+            return .photo(photo)
+        }
+
+        private func problem(_ source: String, _ reason: String) -> Entry {
+            .item(.problem(FindProblem(inputIndex: input, label: walk.labels[input], source: source, reason: reason)))
+        }
+
+        /// A folder's entries, checked and sorted in manifest order.
+        private func list(_ folder: [UInt8], relative: String) -> [Entry] {
+            guard let directory = FileName.withCPath(folder, { opendir($0) }) else {
+                return [problem(relative.isEmpty ? "." : relative, "cannot read folder: \(systemError(errno))")]
+            }
+            var names: [[UInt8]] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+                if name.first == UInt8(ascii: ".") { continue }  // hidden, ".", ".."
+                names.append(name)
+            }
+            closedir(directory)
+            var keyed: [(key: [UInt8], entry: Entry)] = []
+            for nameBytes in names {
+                let name = FileName.text(nameBytes)
+                let path = folder + (folder.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + nameBytes
+                if let entry = check(path, name: name, relative: PhotoFinder.join(relative, name)) {
+                    if case .folder = entry {
+                        keyed.append((Array(name.utf8) + [UInt8(ascii: "/")], entry))
+                    } else {
+                        keyed.append((Array(name.utf8), entry))
+                    }
+                }
+            }
+            keyed.sort { $0.key.lexicographicallyPrecedes($1.key) }
+            return keyed.map(\.entry)
+        }
+
+        /// What one name in a folder is to the walk; nil when it is skipped.
+        private func check(_ path: [UInt8], name: String, relative rel: String) -> Entry? {
+            let finder = walk.finder
+            if finder.isExcluded(name: name, relative: rel) { return nil }
+            var info = stat()
+            guard FileName.withCPath(path, { lstat($0, &info) }) == 0 else {
+                return problem(rel, "cannot read: \(systemError(errno))")
+            }
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                guard finder.followLinks else { return nil }
+                guard FileName.withCPath(path, { stat($0, &info) }) == 0 else {
+                    return problem(rel, "broken symbolic link: \(systemError(errno))")
+                }
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                let identity = FileIdentity(info)
+                if identity == finder.outputIdentity { return nil }
+                if visiting.contains(identity) { return problem(rel, "symbolic link loop; skipped") }
+                // Opened now so that a folder that cannot be read sorts by its name.
+                guard let directory = FileName.withCPath(path, { opendir($0) }) else {
+                    return problem(rel, "cannot read folder: \(systemError(errno))")
+                }
+                closedir(directory)
+                return .folder(path: path, relative: rel, identity: identity)
+            case S_IFREG:
+                guard PhotoFinder.isPhotoName(name), finder.isIncluded(name: name, relative: rel) else { return nil }
+                let label = walk.labels[input]
+                let safe = rel.split(separator: "/", omittingEmptySubsequences: false).map { PhotoFinder.safeName(String($0)) }
+                let text = String(decoding: path, as: UTF8.self)
+                var photo = Photo(
+                    inputIndex: input, source: rel, path: text,
+                    outputPrefix: PhotoFinder.join(label, safe.joined(separator: "/")), label: label)
+                // Kept only when the String cannot name the file (bytes that are not UTF-8).
+                if !text.utf8.elementsEqual(path) { photo.rawPath = path }
+                photo.noteFile(info)
+                return .item(.photo(photo))
+            default:
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// One step of a run's plan, in manifest order.
+enum PlanStep {
+    /// A photo to process or keep, or a problem: one manifest entry.
+    case work(PlanWork)
+    /// A photo the last run recorded that is not found now. `reported`: it
+    /// was recorded with the current settings (--check lists it as removed);
+    /// `crops`: what the state and the journal say it wrote.
+    case gone(PhotoRecord, reported: Bool, crops: [String])
+}
+
+struct PlanWork {
+    var item: WorkItem
+    /// Why a photo with an earlier record is processed again.
+    var reason: String?
+    /// The record a stopped run keeps for this photo if it does not reach it.
+    var earlier: PhotoRecord?
+    /// Crops the last run recorded for this photo, whatever its settings
+    /// (none when the record is kept as it is).
+    var oldCrops: [String] = []
+}
+
+/// The plan as a merge-join of two streams in manifest order: the walk
+/// (`PhotoWalk`) and the last run's state records (one ordered run of
+/// records per input label, `StateIndex.records`). Each step needs only the
+/// current photo and the current record, so nothing per photo is held
+/// whatever the library's size. The journal of a crashed run (small, by key)
+/// wins over the state, as it is newer.
+struct PlanJoin: IteratorProtocol {
+    struct Rules {
+        /// --overwrite: no earlier record is kept.
+        var overwrite = false
+        /// Photos that failed before are tried again (not for --check).
+        var retryErrors = true
+        /// Whether the state file was made with the current settings.
+        var stateCurrent = true
+        /// Whether a crop (relative to -o) is there.
+        var cropExists: (String) -> Bool = { _ in true }
+        /// The rejections file: a photo whose faces it now judges otherwise is processed again.
+        var rejections = RejectionsFile()
+        /// --dedup when the dataset's faces change (`changesDataset`): a
+        /// group may keep another face, whose crop a duplicate never had, so
+        /// photos with duplicate faces are processed again and every face
+        /// has its crop before the faces are regrouped.
+        var regroup = false
+    }
+
+    private var walk: AnyIterator<WalkItem>
+    private let labels: [String]
+    private let stateLabels: [String]
+    private let records: (String) -> AnyIterator<PhotoRecord>
+    private var journal: [String: PhotoRecord]
+    private let rules: Rules
+
+    /// The input whose records `cursor` reads; labels already read.
+    private var input = -1
+    private var cursor = AnyIterator<PhotoRecord> { nil }
+    private var head: PhotoRecord?
+    private var opened: Set<String> = []
+    private var queue: [PlanStep] = []
+    private var walkDone = false
+
+    init(
+        walk: AnyIterator<WalkItem>, labels: [String], stateLabels: [String],
+        records: @escaping (String) -> AnyIterator<PhotoRecord>, journal: [String: PhotoRecord], rules: Rules
+    ) {
+        self.walk = walk
+        self.labels = labels
+        self.stateLabels = stateLabels
+        self.records = records
+        self.journal = journal
+        self.rules = rules
+    }
+
+    mutating func next() -> PlanStep? {
+        while queue.isEmpty {
+            guard !walkDone else { return nil }
+            guard let item = walk.next() else {
+                finish()
+                continue
+            }
+            move(to: item.key.0)
+            // Records before this entry were not found: gone.
+            while let record = head, record.source.utf8.lexicographicallyPrecedes(item.key.1.utf8) {
+                queue.append(gone(record))
+                advance()
+            }
+            switch item {
+            case .problem(let problem):
+                queue.append(.work(PlanWork(item: .problem(problem))))
+            case .photo(let photo):
+                var matched: PhotoRecord?
+                if let record = head, record.source == photo.source {
+                    matched = record
+                    advance()
+                }
+                queue.append(.work(work(photo, state: matched)))
+            }
+        }
+        return queue.removeFirst()
+    }
+
+    /// Opens the records of `number`'s label; what is left of earlier inputs' is gone.
+    private mutating func move(to number: Int) {
+        while input < number {
+            while let record = head {
+                queue.append(gone(record))
+                advance()
+            }
+            input += 1
+            guard input < labels.count, !opened.contains(labels[input]) else {
+                cursor = AnyIterator { nil }
+                head = nil
+                continue
+            }
+            opened.insert(labels[input])
+            cursor = records(labels[input])
+            advance()
+        }
+    }
+
+    private mutating func advance() { head = cursor.next() }
+
+    /// After the walk: the rest of the state, labels no input has now, and
+    /// journal records of photos not found, all gone.
+    private mutating func finish() {
+        move(to: labels.count)
+        for label in stateLabels where !opened.contains(label) {
+            opened.insert(label)
+            let rest = records(label)
+            while let record = rest.next() { queue.append(gone(record)) }
+        }
+        let left = journal.values.sorted { PhotoFinder.precedes(($0.input, $0.source), ($1.input, $1.source)) }
+        journal = [:]
+        for record in left { queue.append(.gone(record, reported: true, crops: record.crops)) }
+        walkDone = true
+    }
+
+    private mutating func gone(_ record: PhotoRecord) -> PlanStep {
+        if let newer = journal.removeValue(forKey: record.key) {
+            return .gone(newer, reported: true, crops: newer.crops + record.crops)
+        }
+        return .gone(record, reported: rules.stateCurrent, crops: record.crops)
+    }
+
+    /// What to do with a photo found now, given its state record if any.
+    private mutating func work(_ photo: Photo, state: PhotoRecord?) -> PlanWork {
+        let newer = journal.removeValue(forKey: StateStore.key(label: photo.label, source: photo.source))
+        let loaded = newer ?? (rules.stateCurrent ? state : nil)
+        let oldCrops = (state?.crops ?? []) + (newer?.crops ?? [])
+        guard !rules.overwrite, let record = loaded else {
+            let reason = rules.overwrite && loaded != nil ? "overwrite" : nil
+            return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: nil, oldCrops: oldCrops)
+        }
+        if record.status == .error && (rules.retryErrors || record.sha256 == nil) {
+            return PlanWork(item: .photo(photo, previous: nil), reason: "failed before", earlier: record, oldCrops: oldCrops)
+        }
+        if let change = Plan.rejectionChange(record, rejections: rules.rejections) {
+            return PlanWork(item: .photo(photo, previous: nil), reason: change, earlier: record, oldCrops: oldCrops)
+        }
+        if !record.crops.allSatisfy(rules.cropExists) {
+            return PlanWork(item: .photo(photo, previous: nil), reason: "crop missing", earlier: record, oldCrops: oldCrops)
+        }
+        if record.faces.contains(where: { $0.status == .ok && $0.transform == nil }) {
+            // Made before the manifest had landmarks and transforms.
+            let reason = "no transform recorded"
+            return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)
+        }
+        if rules.regroup && record.faces.contains(where: { $0.status == .duplicate }) {
+            let reason = "near-duplicates regrouped"
+            return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)
+        }
+        if record.size == photo.size && record.modified == photo.modified {
+            // The state's crops are this record's unless a newer journal record replaced it.
+            return PlanWork(item: .kept(record), earlier: record, oldCrops: newer == nil ? [] : state?.crops ?? [])
+        }
+        // Same content under a new time (a fresh checkout) is kept after
+        // hashing; the worker decides.
+        return PlanWork(item: .photo(photo, previous: record), earlier: record, oldCrops: oldCrops)
+    }
+}
+
+extension PlanJoin {
+    /// Whether the dataset's faces may change (a photo new, changed, gone
+    /// or judged otherwise by the rejections; a photo that failed before
+    /// does not count): walks the plan up to the first such step.
+    mutating func changesDataset() -> Bool {
+        while let step = next() {
+            switch step {
+            case .gone(_, let reported, _): if reported { return true }
+            case .work(let work):
+                if case .photo = work.item, work.reason != "failed before" { return true }
+            }
+        }
+        return false
+    }
+}
