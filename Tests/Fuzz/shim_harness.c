@@ -1,10 +1,12 @@
 // Drives the C shims (CVipsShim, CFaceDetect) the way a facecrop worker does,
 // over arbitrary bytes: header, shrink-on-load decode, grayscale, cascade
-// detection, one crop encoded. Built two ways by scripts/fuzz and
+// detection, one crop encoded, turned crops warped (warp.c: encoded, and as
+// pixels for the arcface remeasure). Built two ways by scripts/fuzz and
 // scripts/sanitize:
 //   - with libFuzzer (-fsanitize=fuzzer,address): LLVMFuzzerTestOneInput;
 //   - with AddressSanitizer/LeakSanitizer and SHIM_HARNESS_MAIN: runs the
 //     files named on the command line once each.
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,22 @@ static void crop_once(CVipsShim_Image *image, CVipsShim_CropSpec spec) {
     size_t length = 0;
     if (CVipsShim_CropEncode(image, &spec, &bytes, &length, &message) != CVipsShim_OK) CVipsShim_Free(message);
     CVipsShim_Free(bytes);
+}
+
+// Warps one turned crop (`--align arcface|ffhq`): encoded, then as pixels.
+// `matrix` maps image pixels to crop pixels.
+static void warp_once(CVipsShim_Image *image, const double matrix[6], int side, CVipsShim_Pad pad, int blur) {
+    CVipsShim_WarpSpec spec = {{matrix[0], matrix[1], matrix[2], matrix[3], matrix[4], matrix[5]}, side, pad, blur,
+                               CVipsShim_WebP, 80};
+    char *message = NULL;
+    void *bytes = NULL;
+    size_t length = 0;
+    if (CVipsShim_WarpEncode(image, &spec, &bytes, &length, &message) != CVipsShim_OK) CVipsShim_Free(message);
+    CVipsShim_Free(bytes);
+    message = NULL;
+    uint8_t *rgb = malloc((size_t)side * side * 3);
+    if (CVipsShim_WarpRGB(image, &spec, rgb, (size_t)side * side * 3, &message) != CVipsShim_OK) CVipsShim_Free(message);
+    free(rgb);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -88,6 +106,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         // One crop that reaches past the corner, padded.
         crop_once(image, (CVipsShim_CropSpec){-width / 4, -height / 4, width > 0 ? width : 1, CVipsShim_PadEdge, 32,
                                               CVipsShim_JPEG, 80});
+        // Turned 30 degrees, shrinking, centred on the top-left corner: past
+        // two edges, mirrored and blurred as FFHQ pads (and edge-repeated).
+        double k = 48.0 / (width > height ? width : height), c = cos(0.5236) * k, s = sin(0.5236) * k;
+        const double turned[6] = {c, s, 24, -s, c, 24};
+        warp_once(image, turned, 48, CVipsShim_PadReflect, 1);
+        warp_once(image, turned, 48, CVipsShim_PadEdge, 0);
+        // Enlarging, wholly past the image's edge: filled from it.
+        const double outside[6] = {2, 0, -2.0 * width - 40, 0, 2, 8};
+        warp_once(image, outside, 16, CVipsShim_PadBlack, 0);
     } else {
         CVipsShim_Free(message);
     }
@@ -106,6 +133,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (CVipsShim_LoadRegion(data, size, &header, 1, header.width / 2, header.height / 2, header.width / 2 + 1,
                              header.height / 2 + 1, &image, &where, &message) == CVipsShim_OK) {
         crop_once(image, (CVipsShim_CropSpec){-4, -4, 24, CVipsShim_PadBlack, 16, CVipsShim_PNG, 80});
+        // A turned crop of the region, past its bottom-right edge.
+        const double turned[6] = {0.7, -0.7, 4, 0.7, 0.7, -4};
+        warp_once(image, turned, 24, CVipsShim_PadReflect, 1);
         CVipsShim_ImageFree(image);
     } else {
         CVipsShim_Free(message);

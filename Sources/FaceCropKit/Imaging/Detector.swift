@@ -89,6 +89,11 @@ final class Detector: @unchecked Sendable {
     /// cat-face boxes that are human faces.
     private let humanFace: Cascade?
     private let yunet: YuNet?
+    /// A second YuNet network for `remeasured`, made on first use. OpenCV's
+    /// DNN re-plans a network whenever its input size changes; one network
+    /// kept at the remeasure's canvas and one at the detection size spare
+    /// both that (it was most of the remeasure's cost).
+    private var remeasureNet: YuNet?
 
     init(_ config: DetectorConfig) throws(FaceCropError) {
         self.config = config
@@ -130,9 +135,16 @@ final class Detector: @unchecked Sendable {
     /// YuNet's `landmarks` (in `picture`'s pixels) measured again on the
     /// face cut upright at ArcFace's scale (`Alignment.remeasured`).
     func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks {
-        guard let yunet else { return landmarks }
+        guard yunet != nil, let path = config.modelPath else { return landmarks }
+        let net: YuNet
+        if let made = remeasureNet {
+            net = made
+        } else {
+            net = try YuNet(path: path)
+            remeasureNet = net
+        }
         return try Alignment.remeasured(landmarks, in: picture, source: source) { rgb throws(FaceCropError) in
-            try yunet.detect(rgb, minScore: 0.5, source: source).compactMap(\.five)
+            try net.detect(rgb, minScore: 0.5, source: source).compactMap(\.five)
         }
     }
 
