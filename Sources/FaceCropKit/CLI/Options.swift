@@ -143,7 +143,7 @@ public enum OptionTable {
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
             $0.minNeighbors = try int($1, "--min-neighbors", 1...100)
         },
-        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024; with --detector yunet 640, or more, up to 1280, so that a --min-face face is still 10 px).") {
+        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024; with --detector yunet 640, or more, up to 1280, so that a --min-face face is still 20 px).") {
             $0.detectSize = try int($1, "--detect-size", 64...16384)
         },
         .value(["-j", "--jobs"], "N", "Photos processed at once (default: number of cores).") {

@@ -82,12 +82,21 @@ enum Calibration {
 
     /// The long side photos are shrunk to for detection when --detect-size is
     /// not given: 1024 for the cascades; for YuNet at least 640, and more when
-    /// a face of `minFace` photo pixels would otherwise shrink below 10 px
-    /// (the smallest face YuNet finds), up to 1280 px (about 4x the memory
-    /// and time of 640).
+    /// a face of `minFace` photo pixels would otherwise shrink below
+    /// `yunetReach`, up to 1280 px (about 4x the memory and time of 640).
     static func detectSize(kind: DetectorKind, longSide: Int, minFace: Int) -> Int {
         guard kind == .yunet else { return 1024 }
-        let needed = (Double(longSide) * 10 / Double(max(1, minFace))).rounded(.up)
+        let needed = (Double(longSide) * yunetReach / Double(max(1, minFace))).rounded(.up)
         return min(1280, max(640, Int(needed)))
     }
+
+    /// The smallest face, in detection pixels, YuNet finds reliably at its
+    /// default --min-score: 20 px. The network reaches 10 px, but such faces
+    /// score below 0.8. Dev set tiled four photos to a 1024 px mosaic (faces
+    /// >= 29.5 px), --min-face 24, recall at 0.8: 0.58 detected at 640 (JPEG
+    /// reduction to 512, smallest face 15 px), 0.68 at 704, 0.71 at 768, 0.73
+    /// at 854 (smallest face 24.6 px) and at 1024, as on the photos alone
+    /// (0.72). On the Fixtures crowd mosaic (DetectionTests) every face was
+    /// found from 19.7 px up, two of 80 missed at 18 px.
+    static let yunetReach = 20.0
 }
