@@ -130,8 +130,13 @@ enum MergeCommand {
                 Terminal.stderr("facecrop: merged \(count) shards: \(merged.photos) photos, \(merged.faces) faces; \(runs.summary) -> '\(output)'\n")
             }
             // The contact sheet and report of the whole dataset (shards make none).
+            // The merged dataset's own rejections file, if any (shards may
+            // have used another: `--rejections` names it for the runs, not here).
+            let rejectionsPath = output + "/" + RejectionsFile.defaultName
             let failures = await Finishers.run(
-                FinishedRun(output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop),
+                FinishedRun(
+                    output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop,
+                    rejections: try? RejectionsFile.load(path: rejectionsPath), rejectionsPath: rejectionsPath),
                 FinishSettings(splits: split?.parts.map(\.name) ?? []))
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
             return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success

@@ -22,7 +22,7 @@ enum DeletedCrops {
             else { continue }
             for face in record.faces where face.status == .ok && access(output + "/" + face.crop, F_OK) != 0 {
                 guard !rejections.rejects(sha256: sha256, box: face.box) else { continue }
-                deleted.append((Rejection(sha256: sha256, box: face.box), "\(photo.outputPrefix) face \(face.index)"))
+                deleted.append((Rejection(sha256: sha256, box: face.box), Rejection.note(photo: photo.outputPrefix, face: face.index)))
             }
         }
         return deleted
