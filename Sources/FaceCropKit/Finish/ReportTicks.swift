@@ -14,9 +14,11 @@ import Foundation
 ///
 /// Ticks live in the browser's localStorage where it allows it (Chromium
 /// and Firefox do for `file://`), so the ticks of every page of a large
-/// report are saved together. The key holds the dataset's path and a hash
-/// of the embedded file, so the ticks end when the file they were added to
-/// changes (a rerun with the saved file). Without it, a page saves its own ticks.
+/// report are saved together. The key holds the page's folder (from its own
+/// URL) and a hash of the embedded file, so the ticks end when the file they
+/// were added to changes (a rerun with the saved file). Without it, a page
+/// saves its own ticks. The page names no folder outside its header: a
+/// dataset's report reads the same wherever it was made (shards, merge).
 enum ReportTicks {
     static let fileName = RejectionsFile.defaultName
 
@@ -38,17 +40,18 @@ enum ReportTicks {
 
     /// The bar above a page's crops: the button, the count and how to use the file.
     static func bar(_ run: FinishedRun) -> String {
-        let path = Report.escape(run.rejectionsPath)
+        let path = run.rejectionsPath == (run.output as NSString).appendingPathComponent(fileName)
+            ? "<code>\(fileName)</code> beside this page" : "<code>\(Report.escape(run.rejectionsPath))</code>"
         guard let rejections = run.rejections else {
-            return "<p class=\"none\">No tick boxes: the rejections file <code>\(path)</code> could not be read.</p>\n"
+            return "<p class=\"none\">No tick boxes: the rejections file \(path) could not be read.</p>\n"
         }
         let entries = rejections.entries.count
-        let key = Report.escape(run.output + " " + String(Array(rejections.text.utf8).withUnsafeBytes { Vips.sha256($0) }.prefix(16)))
+        let key = String(Array(rejections.text.utf8).withUnsafeBytes { Vips.sha256($0) }.prefix(16))
         return """
             <div id="curate" data-key="\(key)"><button type="button" id="save-rejections">Save rejections</button> \
             <span id="ticked">0 crops ticked</span>
             <p>Tick the crops that are not faces or not wanted, then save: the browser downloads \
-            <code>\(fileName)</code>, the \(entries) entr\(entries == 1 ? "y" : "ies") of <code>\(path)</code> \
+            <code>\(fileName)</code>, the \(entries) entr\(entries == 1 ? "y" : "ies") of \(path) \
             followed by one line for each crop ticked on any page of this report. Put it in place of that file (or pass \
             it with <code>--rejections</code>) and run facecrop again: the ticked crops are removed, and every later \
             run leaves them out.</p></div>
@@ -70,7 +73,8 @@ enum ReportTicks {
     private static let code = """
         (() => {
           const file = JSON.parse(document.getElementById("rejections-file").textContent);
-          const key = "facecrop-ticks " + document.getElementById("curate").dataset.key;
+          const folder = location.pathname.replace(/[^/]*$/, "");
+          const key = "facecrop-ticks " + folder + " " + document.getElementById("curate").dataset.key;
           let store = null, ticked = {};
           try { store = window.localStorage; ticked = JSON.parse(store.getItem(key) || "{}"); } catch (e) { store = null; }
           const count = document.getElementById("ticked");
