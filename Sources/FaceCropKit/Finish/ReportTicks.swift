@@ -17,8 +17,9 @@ import Foundation
 /// report are saved together. The key holds the page's folder (from its own
 /// URL) and a hash of the embedded file, so the ticks end when the file they
 /// were added to changes (a rerun with the saved file). Without it, a page
-/// saves its own ticks. The page names no folder outside its header: a
-/// dataset's report reads the same wherever it was made (shards, merge).
+/// saves its own ticks. The page names no folder or file outside its header:
+/// a dataset's report reads the same wherever it was made and whichever
+/// `--rejections` path gave the file (shards, merge, a CI regeneration).
 enum ReportTicks {
     static let fileName = RejectionsFile.defaultName
 
@@ -40,10 +41,8 @@ enum ReportTicks {
 
     /// The bar above a page's crops: the button, the count and how to use the file.
     static func bar(_ run: FinishedRun) -> String {
-        let path = run.rejectionsPath == (run.output as NSString).appendingPathComponent(fileName)
-            ? "<code>\(fileName)</code> beside this page" : "<code>\(Report.escape(run.rejectionsPath))</code>"
         guard let rejections = run.rejections else {
-            return "<p class=\"none\">No tick boxes: the rejections file \(path) could not be read.</p>\n"
+            return "<p class=\"none\">No tick boxes: the rejections file could not be read.</p>\n"
         }
         let entries = rejections.entries.count
         let key = String(Array(rejections.text.utf8).withUnsafeBytes { Vips.sha256($0) }.prefix(16))
@@ -51,10 +50,11 @@ enum ReportTicks {
             <div id="curate" data-key="\(key)"><button type="button" id="save-rejections">Save rejections</button> \
             <span id="ticked">0 crops ticked</span>
             <p>Tick the crops that are not faces or not wanted, then save: the browser downloads \
-            <code>\(fileName)</code>, the \(entries) entr\(entries == 1 ? "y" : "ies") of \(path) \
-            followed by one line for each crop ticked on any page of this report. Put it in place of that file (or pass \
-            it with <code>--rejections</code>) and run facecrop again: the ticked crops are removed, and every later \
-            run leaves them out.</p></div>
+            <code>\(fileName)</code>, the \(entries) entr\(entries == 1 ? "y" : "ies") of the rejections file this run used \
+            (<code>\(fileName)</code> beside this page, or the one <code>--rejections</code> named) followed by one line \
+            for each crop ticked on any page of this report. Put it in place of that file (or pass it with \
+            <code>--rejections</code>) and run facecrop again: the ticked crops are removed, and every later run \
+            leaves them out.</p></div>
 
             """
     }

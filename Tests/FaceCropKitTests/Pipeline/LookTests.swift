@@ -217,8 +217,7 @@ struct ReportTests {
         let finished = FinishedRun(
             output: run.output.path, records: records,
             stats: .object([("photos", .int(Array(records).count)), ("faces", .int(faces))]), temporaries: TemporaryFiles(),
-            stop: StopRequest(), rejections: try RejectionsFile.parse("# kept </script> <b>as is\n", file: "r.txt"),
-            rejectionsPath: run.output.path + "/rejections.txt")
+            stop: StopRequest(), rejections: try RejectionsFile.parse("# kept </script> <b>as is\n", file: "r.txt"))
         #expect(Report.write(finished, sheets: [], pageSize: 10).isEmpty)
         var seen: [Int] = []
         for (page, name) in ["report.html", "report-2.html", "report-3.html"].enumerated() {
