@@ -132,8 +132,16 @@ enum MergeCommand {
                 Terminal.stderr("facecrop: merged \(count) shards: \(merged.photos) photos, \(merged.faces) faces; \(runs.summary) -> '\(output)'\n")
             }
             // The contact sheet and report of the whole dataset (shards make none).
+            // The report's ticks add to the merged dataset's own rejections
+            // file. Without one, a dataset with rejected faces had its file
+            // elsewhere (the shards' --rejections): no ticks, rather than a
+            // saved file that drops those entries.
+            let rejectionsPath = output + "/" + RejectionsFile.defaultName
+            let ownFile = FileManager.default.fileExists(atPath: rejectionsPath) || merged.rejected == 0
             let failures = await Finishers.run(
-                FinishedRun(output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop),
+                FinishedRun(
+                    output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop,
+                    rejections: ownFile ? try? RejectionsFile.load(path: rejectionsPath) : nil),
                 FinishSettings(splits: split?.parts.map(\.name) ?? []))
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
             return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success

@@ -22,7 +22,7 @@ enum DeletedCrops {
                 let sha256 = record.sha256, record.size == photo.size, record.modified == photo.modified
             else { continue }
             for face in deletedFaces(record, output: output, rejections: rejections) {
-                deleted.append((Rejection(sha256: sha256, box: face.box), "\(photo.outputPrefix) face \(face.index)"))
+                deleted.append((Rejection(sha256: sha256, box: face.box), Rejection.note(photo: photo.outputPrefix, face: face.index)))
             }
         }
         return deleted

@@ -91,11 +91,10 @@ struct DatasetCrops {
                 let box = object["bbox"] as? [Int], box.count == 4, let source = object["source"] as? String,
                 let face = object["face"] as? Int
             else { continue }
-            let label = (object["input"] as? String).map { $0 + "/" } ?? ""
             crops.append(crop)
             faces[crop] = (
                 Rejection(sha256: sha256, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3])),
-                "\(label)\(source) face \(face)"
+                Rejection.note(photo: PhotoFinder.join(object["input"] as? String ?? "", source), face: face)
             )
         }
     }

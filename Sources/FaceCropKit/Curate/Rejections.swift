@@ -28,6 +28,17 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
 
     /// The entry as written in the file (without its comment).
     public var description: String { "\(sha256) \(box.x),\(box.y),\(box.width),\(box.height)" }
+
+    /// The comment facecrop writes after an entry: the photo (as the
+    /// manifest's `input/source`) and the face's number.
+    static func note(photo: String, face: Int) -> String { "\(photo) face \(face)" }
+
+    /// The entry's line as facecrop writes it, with `note` as its comment
+    /// (on one line) when there is one.
+    func line(note: String) -> String {
+        let comment = note.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+        return comment.isEmpty ? description : "\(description)  # \(comment)"
+    }
 }
 
 /// A line of the rejections file that could not be read.
@@ -124,8 +135,7 @@ public struct RejectionsFile: Sendable, Equatable {
     public mutating func add(_ faces: [(rejection: Rejection, note: String)]) -> Int {
         var added = 0
         for (rejection, note) in faces where !rejects(sha256: rejection.sha256, box: rejection.box) {
-            let comment = note.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
-            lines.append(comment.isEmpty ? rejection.description : "\(rejection.description)  # \(comment)")
+            lines.append(rejection.line(note: note))
             insert(rejection)
             added += 1
         }

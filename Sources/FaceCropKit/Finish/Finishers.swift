@@ -10,6 +10,10 @@ struct FinishedRun: Sendable {
     var stats: JSON
     var temporaries: TemporaryFiles
     var stop: StopRequest
+    /// The rejections file as the run left it: the report embeds its lines
+    /// so that a person's ticks are added to them (nil: it could not be
+    /// read, and the report offers no ticks).
+    var rejections: RejectionsFile?
 }
 
 /// Which steps run after the manifest is written, each with its own settings.

@@ -1,10 +1,11 @@
 import Foundation
 
-/// report.html: one static page (inline CSS, no script, nothing fetched from
+/// report.html: one static page (inline CSS and script, nothing fetched from
 /// the network) to look at a dataset: the run's summary and settings, every
-/// photo that failed and why, the photos without a face, and the crops.
-/// The lists of photos show their first `ReportLists.limit` entries and
-/// how many more there are (the manifest has them all).
+/// photo that failed and why, the photos without a face, and the crops, each
+/// with a tick box to reject it (`ReportTicks`). The lists of photos show
+/// their first `ReportLists.limit` entries and how many more there are (the
+/// manifest has them all).
 ///
 /// The crops are shown `pageSize` to a page (report.html, report-2.html, ...)
 /// as `loading="lazy"` images of the crop files themselves: crops are
@@ -26,6 +27,8 @@ enum Report {
         var number: Int
         var source: String
         var face: FaceRecord
+        /// The photo's SHA-256, for the crop's rejection entry.
+        var sha256: String?
         var width: Int?
         var height: Int?
     }
@@ -51,7 +54,10 @@ enum Report {
             let shown = PhotoFinder.join(record.label, record.source)
             for face in record.faces where face.status == .ok {
                 number += 1
-                slice.append(Crop(number: number, source: shown, face: face, width: record.width, height: record.height))
+                slice.append(
+                    Crop(
+                        number: number, source: shown, face: face, sha256: record.sha256, width: record.width,
+                        height: record.height))
                 if slice.count == pageSize {
                     writePage(page, slice)
                     page += 1
@@ -76,8 +82,8 @@ enum Report {
             html += withoutFace(lists.noFace)
             html += lists.leftOut.html
         }
-        html += grid(crops, total: lists.crops, page: page, pages: pages)
-        html += "</main>\n</body>\n</html>\n"
+        html += grid(crops, run, total: lists.crops, page: page, pages: pages)
+        html += "</main>\n" + (crops.isEmpty ? "" : ReportTicks.script(run)) + "</body>\n</html>\n"
         do throws(WriteFailure) {
             try AtomicFile.write(Array(html.utf8), to: run.output + "/" + pageName(page), temporaries: run.temporaries)
             return nil
@@ -128,6 +134,7 @@ enum Report {
             <title>\(escape(title))</title>
             <style>
             \(style)
+            \(ReportTicks.style)
             </style>
             </head>
             <body>
@@ -206,7 +213,7 @@ enum Report {
         return html + "</ul>\n" + photos.moreHTML + "</section>\n"
     }
 
-    private static func grid(_ crops: ArraySlice<Crop>, total: Int, page: Int, pages: Int) -> String {
+    private static func grid(_ crops: ArraySlice<Crop>, _ run: FinishedRun, total: Int, page: Int, pages: Int) -> String {
         var html = "<section id=\"crops\">\n<h2>Crops"
         if let first = crops.first?.number, let last = crops.last?.number {
             html += " \(first)–\(last) of \(total)"
@@ -217,7 +224,7 @@ enum Report {
         let navigation = pages > 1 ? pager(page: page, pages: pages) : ""
         html += navigation
         guard !crops.isEmpty else { return html + "<p class=\"none\">No crops.</p>\n</section>\n" }
-        html += "<div class=\"grid\">\n"
+        html += ReportTicks.bar(run) + "<div class=\"grid\">\n"
         for crop in crops {
             let face = crop.face
             let box = face.box
@@ -233,7 +240,7 @@ enum Report {
                 <a href="\(href)"><img src="\(href)" loading="lazy" decoding="async" width="\(thumbnailSide)" \
                 height="\(thumbnailSide)" alt="face \(face.index) of \(escape(crop.source))"></a>\
                 <figcaption><b>#\(crop.number)</b> <span class="path">\(escape(crop.source))</span> face \(face.index)\
-                <br>\(escape(detail))</figcaption></figure>
+                <br>\(escape(detail))\(ReportTicks.box(crop, run))</figcaption></figure>
 
                 """
         }

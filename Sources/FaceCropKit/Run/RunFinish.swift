@@ -12,7 +12,8 @@ enum RunFinish {
         var finisherFailures: [String] = []
         if committed.writeFailure == nil, processed.completed {
             let run = FinishedRun(
-                output: output, records: setup.store.records, stats: stats.json, temporaries: temporaries, stop: stop)
+                output: output, records: setup.store.records, stats: stats.json, temporaries: temporaries, stop: stop,
+                rejections: setup.rejections)
             finisherFailures = await Finishers.run(run, FinishSettings(options, ffmpeg: setup.ffmpeg))
             for failure in finisherFailures { Terminal.stderr("facecrop: error: \(failure)\n") }
         }

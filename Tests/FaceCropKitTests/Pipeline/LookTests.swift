@@ -187,10 +187,22 @@ struct ReportTests {
             #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(target).path), "\(target) is missing")
         }
         // Names are escaped in text and attributes, percent-encoded in links.
-        #expect(!html.contains("odd <b>") && !html.contains("<i>.jpg") && !html.contains("<script>"))
+        #expect(!html.contains("odd <b>") && !html.contains("<i>.jpg"))
         #expect(html.contains("odd &lt;b&gt;&amp;&#39;&quot;# 100%/a&amp;b &lt;i&gt;.jpg"))
         #expect(html.contains("href=\"odd%20%3Cb%3E%26%27%22%23%20100%25/a%26b%20%3Ci%3E.jpg.face0.jpg\""))
-        #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"))
+        #expect(!html.contains("http://") && !html.contains("https://"))
+        // The only scripts are the page's own: the embedded rejections file and the code.
+        #expect(html.components(separatedBy: "<script").count == 3)
+        #expect(html.contains("<script type=\"application/json\" id=\"rejections-file\">\"\"</script>"))
+
+        // Each crop's tick box holds the line `facecrop reject` would write for it.
+        let ticks = matches(#"<input type="checkbox" class="reject" value="([^"]*)">"#, in: html).map { unescapeHTML($0[1]) }
+        let faces = manifest.filter { $0["crop"] != nil }
+        #expect(ticks.count == faces.count)
+        for (tick, face) in zip(ticks, faces) {
+            let box = (face["bbox"] as! [Int]).map(String.init).joined(separator: ",")
+            #expect(tick == "\(face["sha256"] as! String) \(box)  # \(face["source"] as! String) face \(face["face"] as! Int)")
+        }
     }
 
     /// 24 crops ten to a page: three pages with links between them, each
@@ -205,7 +217,7 @@ struct ReportTests {
         let finished = FinishedRun(
             output: run.output.path, records: records,
             stats: .object([("photos", .int(Array(records).count)), ("faces", .int(faces))]), temporaries: TemporaryFiles(),
-            stop: StopRequest())
+            stop: StopRequest(), rejections: try RejectionsFile.parse("# kept </script> <b>as is\n", file: "r.txt"))
         #expect(Report.write(finished, sheets: [], pageSize: 10).isEmpty)
         var seen: [Int] = []
         for (page, name) in ["report.html", "report-2.html", "report-3.html"].enumerated() {
@@ -215,6 +227,8 @@ struct ReportTests {
             #expect(html.contains("<span>\(page + 1)</span>"))
             #expect(html.contains("id=\"summary\"") == (page == 0))
             #expect(html.contains("rel=\"next\"") == (page < 2))
+            // Every page embeds the rejections file; its "<" cannot end the script.
+            #expect(html.contains(##"id="rejections-file">"# kept \u003c/script> \u003cb>as is\n"</script>"##))
         }
         #expect(seen == Array(1...24))
         #expect(!FileManager.default.fileExists(atPath: run.output.appendingPathComponent("report-4.html").path))
