@@ -18,34 +18,16 @@ struct ManifestLines: Sequence {
         var crop: String
     }
 
-    func makeIterator() -> Iterator { Iterator(file: fopen(path, "r")) }
-
-    /// Not thread-safe: owns a FILE and getline's buffer; used by one loop.
-    final class Iterator: IteratorProtocol {
-        private let file: UnsafeMutablePointer<FILE>?
-        private var buffer: UnsafeMutablePointer<CChar>?
-        private var capacity = 0
-
-        fileprivate init(file: UnsafeMutablePointer<FILE>?) { self.file = file }
-
-        deinit {
-            if let file { fclose(file) }
-            free(buffer)
-        }
-
-        func next() -> Line? {
-            guard let file else { return nil }
-            while true {
-                let length = getline(&buffer, &capacity, file)
-                guard length > 0, let buffer else { return nil }
-                var count = length
-                if buffer[count - 1] == 0x0A { count -= 1 }
-                if count == 0 { continue }
-                let data = Data(bytes: buffer, count: count)
-                guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { continue }
-                let text = String(decoding: data, as: UTF8.self)
+    /// Lines that are empty or do not parse are skipped.
+    func makeIterator() -> AnyIterator<Line> {
+        let lines = StateLines(path: path)
+        return AnyIterator {
+            while let bytes = lines.next() {
+                guard bytes.count > 0, let object = StateLines.object(bytes) else { continue }
+                let text = String(decoding: bytes, as: UTF8.self)
                 return Line(text: text, object: object, status: object["status"] as? String ?? "", crop: object["crop"] as? String ?? "")
             }
+            return nil
         }
     }
 }

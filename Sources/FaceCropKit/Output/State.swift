@@ -91,32 +91,9 @@ final class StateWriter {
 struct StateRecords: Sequence, Sendable {
     let path: String
 
-    func makeIterator() -> Iterator { Iterator(file: fopen(path, "r")) }
-
-    final class Iterator: IteratorProtocol {
-        private let file: UnsafeMutablePointer<FILE>?
-        private var line: UnsafeMutablePointer<CChar>?
-        private var capacity = 0
-
-        fileprivate init(file: UnsafeMutablePointer<FILE>?) { self.file = file }
-
-        deinit {
-            if let file { fclose(file) }
-            free(line)
-        }
-
-        func next() -> PhotoRecord? {
-            guard let file else { return nil }
-            while true {
-                let length = getline(&line, &capacity, file)
-                guard length > 0, let line else { return nil }
-                let data = Data(bytes: line, count: length)
-                guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                    let record = PhotoRecord(state: object)
-                else { continue }  // the header line
-                return record
-            }
-        }
+    func makeIterator() -> AnyIterator<PhotoRecord> {
+        let lines = StateLines(path: path)
+        return AnyIterator { lines.nextRecord() }
     }
 }
 

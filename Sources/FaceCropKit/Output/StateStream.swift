@@ -1,6 +1,7 @@
 import Foundation
 
-/// A state file's lines, read one at a time from a byte offset.
+/// A JSON-lines file (state, manifest) read one line at a time (getline)
+/// from a byte offset.
 final class StateLines {
     private let file: UnsafeMutablePointer<FILE>?
     private var line: UnsafeMutablePointer<CChar>?
