@@ -166,7 +166,7 @@ public enum OptionTable {
         .flag(["--no-record-deletions"], "Make deleted crops again (default: a crop deleted since the last run is recorded as a rejection).") {
             $0.recordDeletions = false
         },
-        .value(["--dedup"], "N", "Keep one face of each group of near-duplicates (perceptual hashes at most N bits apart, default \(Dedup.defaultThreshold)): the sharpest, then largest; the others get status duplicate.") {
+        .value(["--dedup"], "N", "Keep one face of each group of near-duplicates (crops' perceptual hashes at most N bits apart, default \(Dedup.defaultThreshold); 2N for faces at the same place in photos at most N apart): the sharpest, then largest; the others get status duplicate.") {
             $0.dedup = $1.isEmpty ? Dedup.defaultThreshold : try int($1, "--dedup", 0...32)
         }.valueOptional(meaning: ""),
         .value(["--split"], "NAME=W,...", "Put each photo's crops in <output>/<NAME>/, chosen by its content hash with these integer weights (e.g. train=80,val=10,test=10).") {

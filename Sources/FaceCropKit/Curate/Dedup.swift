@@ -1,36 +1,70 @@
 /// Near-duplicate faces (`--dedup`): what is known of each face is a few
-/// bytes (its perceptual hash, sharpness and box area), never pixels.
+/// bytes (its crop's perceptual hash, its photo's, where it lies in the
+/// photo, its sharpness and box area), never pixels.
 public struct DedupFace: Sendable, Equatable {
     public var hash: PerceptualHash
     public var sharpness: Double
     public var area: Int
+    /// The whole photo's hash and the face box as fractions of the photo's
+    /// width and height (x0, y0, x1, y1); nil when not known.
+    public var photo: PerceptualHash?
+    public var place: SIMD4<Float>?
 
-    public init(hash: PerceptualHash, sharpness: Double, area: Int) {
+    public init(hash: PerceptualHash, sharpness: Double, area: Int, photo: PerceptualHash? = nil, place: SIMD4<Float>? = nil) {
         self.hash = hash
         self.sharpness = sharpness
         self.area = area
+        self.photo = photo
+        self.place = place
+    }
+
+    /// Whether `self` and `other` are near-duplicates at `threshold`: crops
+    /// at most `threshold` bits apart; or at most twice that, when the two
+    /// photos' hashes are at most `threshold` apart and the faces overlap by
+    /// at least half (IoU) at the same place in them: a resized or
+    /// re-encoded copy of a photo, whose small face's crop is cut from a
+    /// box the detector placed a little differently.
+    func matches(_ other: DedupFace, threshold: Int) -> Bool {
+        let distance = hash.distance(to: other.hash)
+        if distance <= threshold { return true }
+        guard distance <= 2 * threshold, let photo, let otherPhoto = other.photo, let place, let otherPlace = other.place,
+            photo.distance(to: otherPhoto) <= threshold
+        else { return false }
+        return Self.overlap(place, otherPlace) >= 0.5
+    }
+
+    /// Intersection over union of two (x0, y0, x1, y1) boxes.
+    static func overlap(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> Float {
+        let width = min(a[2], b[2]) - max(a[0], b[0])
+        let height = min(a[3], b[3]) - max(a[1], b[1])
+        guard width > 0, height > 0 else { return 0 }
+        let common = width * height
+        let union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - common
+        return union > 0 ? common / union : 0
     }
 }
 
 public enum Dedup {
     /// Faces whose hashes differ in at most this many of 64 bits are near-
-    /// duplicates (see README.md, Near-duplicates, for how it was chosen).
+    /// duplicates, and twice that at the same place in alike photos (see
+    /// `DedupFace.matches`; README.md, Near-duplicates, for how it was chosen).
     public static let defaultThreshold = 12
 
     /// For each face (in manifest order), the index of the face kept in its
     /// place, or nil for a face that is kept.
     ///
-    /// Groups are the connected parts of the graph "distance <= threshold"
-    /// (a chain of near-duplicates is one group), so they depend only on the
-    /// set of hashes, not on the order faces came in. Each group keeps its
+    /// Groups are the connected parts of the graph "`matches`" (a chain of
+    /// near-duplicates is one group), so they depend only on the set of
+    /// faces, not on the order they came in. Each group keeps its
     /// sharpest face, then the largest, then the first in manifest order.
     public static func keepers(_ faces: [DedupFace], threshold: Int) -> [Int?] {
         var groups = UnionFind(count: faces.count)
         let hashes = faces.map(\.hash.bits)
         for i in hashes.indices {
             let a = hashes[i]
-            for j in (i + 1)..<hashes.count where (a ^ hashes[j]).nonzeroBitCount <= threshold {
-                groups.join(i, j)
+            // The cheap test first: most pairs are far apart.
+            for j in (i + 1)..<hashes.count where (a ^ hashes[j]).nonzeroBitCount <= 2 * threshold {
+                if faces[i].matches(faces[j], threshold: threshold) { groups.join(i, j) }
             }
         }
         var best: [Int: Int] = [:]

@@ -26,7 +26,7 @@ enum DedupStep {
             photos.append(record.sha256 ?? "")
             for face in record.faces where face.status != .rejected {
                 guard let hash = face.phash else { continue }
-                faces.append(DedupFace(hash: hash, sharpness: face.sharpness, area: face.box.area))
+                faces.append(DedupFace(hash: hash, sharpness: face.sharpness, area: face.box.area, photo: record.photoHash, place: place(face.box, in: record)))
                 places.append(Place(record: number, face: face.index))
             }
         }
@@ -92,6 +92,13 @@ enum DedupStep {
             record.faces[position] = face
         }
         if split != nil { record.split = split }
+    }
+
+    /// `box` as fractions of the photo's upright width and height.
+    static func place(_ box: PixelRect, in record: PhotoRecord) -> SIMD4<Float>? {
+        guard let width = record.width, let height = record.height, width > 0, height > 0 else { return nil }
+        let (w, h) = (Float(width), Float(height))
+        return SIMD4(Float(box.x) / w, Float(box.y) / h, Float(box.x + box.width) / w, Float(box.y + box.height) / h)
     }
 
     /// `crop` under the split folder `to` instead of `from`.

@@ -71,6 +71,43 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
         self.init(gray: pixels)
     }
 
+    /// The hash of a whole photo, from its gray detection decode: each of
+    /// 32 x 32 cells the mean of the pixels it covers (the aspect ratio is
+    /// not kept, as for a crop), then the same DCT. A resized or re-encoded
+    /// copy of a photo hashes alike; `--dedup` compares faces that sit at the
+    /// same place in such photos with a looser threshold (see `Dedup`).
+    init(photo gray: GrayImage) {
+        let n = Self.side
+        guard gray.width > 0, gray.height > 0 else {
+            self.init(gray: [UInt8](repeating: 0, count: n * n))
+            return
+        }
+        let bounds = { (cell: Int, length: Int) -> Range<Int> in
+            let start = min(cell * length / n, length - 1)
+            return start..<max((cell + 1) * length / n, start + 1)
+        }
+        var columns = [Int](repeating: 0, count: gray.height * n)  // each row summed into n column cells
+        for x in 0..<n {
+            let span = bounds(x, gray.width)
+            for y in 0..<gray.height {
+                var sum = 0
+                for at in span { sum += Int(gray.pixels[y * gray.width + at]) }
+                columns[y * n + x] = sum
+            }
+        }
+        var pixels = [UInt8](repeating: 0, count: n * n)
+        for y in 0..<n {
+            let span = bounds(y, gray.height)
+            for x in 0..<n {
+                var sum = 0
+                for row in span { sum += columns[row * n + x] }
+                let cells = span.count * bounds(x, gray.width).count
+                pixels[y * n + x] = UInt8((sum + cells / 2) / cells)
+            }
+        }
+        self.init(gray: pixels)
+    }
+
     /// The frequencies used: the first 64 after (0, 0) in zigzag order,
     /// (horizontal, vertical), all below `reach`.
     static let zigzag: [(Int, Int)] = {

@@ -63,6 +63,8 @@ struct PhotoRecord: Sendable, Equatable {
     /// Upright size of the photo, when its header could be read.
     var width: Int?
     var height: Int?
+    /// The whole photo's perceptual hash (status `.ok` only; `--dedup`).
+    var photoHash: PerceptualHash?
     /// The faces cropped (status `.ok` only), in manifest order.
     var faces: [FaceRecord] = []
     /// Why the photo failed (status `.error`), as the manifest says it.

@@ -21,6 +21,7 @@ enum Manifest {
         }
         if let sha256 = record.sha256 { extra.append(("sha256", .string(sha256))) }
         if let split = record.split { extra.append(("split", .string(split))) }
+        if let photoHash = record.photoHash { extra.append(("photo_phash", .string(photoHash.description))) }
 
         switch record.status {
         case .ok:
@@ -75,6 +76,7 @@ enum Manifest {
         record.height = first.height
         record.failure = first.error
         record.split = first.split
+        record.photoHash = first.photoPhash.flatMap(PerceptualHash.init(hex:))
         guard record.status == .ok else { return true }
         var faces: [FaceRecord] = []
         for line in parsed {
@@ -116,5 +118,6 @@ enum Manifest {
         var phash: String?
         var duplicateOf: String?
         var split: String?
+        var photoPhash: String?
     }
 }

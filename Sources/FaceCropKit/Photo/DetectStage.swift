@@ -16,8 +16,9 @@ enum DetectStage {
     enum Result {
         /// `--person-only` found no person; no faces are kept.
         case noPerson
-        /// The faces kept (maybe none), and the detection decode's scale.
-        case faces([FoundFace], scale: Double)
+        /// The faces kept (maybe none), the detection decode's scale and
+        /// the photo's perceptual hash (`--dedup`).
+        case faces([FoundFace], scale: Double, photo: PerceptualHash)
     }
 
     static func detect(_ decoded: Decoded, with detector: Detector, settings: CropSettings, source: String)
@@ -62,7 +63,7 @@ enum DetectStage {
                     .mapped(back)
             }
         }
-        return .faces(faces, scale: scale)
+        return .faces(faces, scale: scale, photo: PerceptualHash(photo: gray))
     }
 
 }

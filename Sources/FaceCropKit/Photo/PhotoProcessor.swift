@@ -79,9 +79,9 @@ struct PhotoProcessor: Sendable {
         switch try DetectStage.detect(decoded, with: detector, settings: settings, source: source) {
         case .noPerson:
             record.status = .noPerson
-        case .faces(let faces, _) where faces.isEmpty:
+        case .faces(let faces, _, _) where faces.isEmpty:
             break
-        case .faces(let faces, let scale):
+        case .faces(let faces, let scale, let photoHash):
             let placement = PlaceStage.place(faces, full: decoded.full, prefix: prefix, settings: settings)
             let rejected = faces.map { rejections.rejects(sha256: sha256, box: $0.box) }
             let writer = WriteStage(
@@ -89,6 +89,7 @@ struct PhotoProcessor: Sendable {
             record.faces = try writer.write(
                 faces, placement, rejected: rejected, from: decoded, detectionScale: scale, prefix: prefix, source: source)
             record.status = .ok
+            record.photoHash = photoHash
         }
         return record
     }

@@ -45,7 +45,7 @@ extension PhotoProcessor {
                 let bytes = try PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: source)
                 let decoded = try DecodeStage.decode(bytes, settings: settings, gate: fullDecodes, source: source)
                 var record = PhotoRecord(photo, status: .noFace, sha256: bytes.sha256)
-                guard case .faces(let faces, _) = try DetectStage.detect(decoded, with: detector, settings: settings, source: source),
+                guard case .faces(let faces, _, _) = try DetectStage.detect(decoded, with: detector, settings: settings, source: source),
                     !faces.isEmpty
                 else { return record }
                 record.status = .ok

@@ -162,9 +162,9 @@ struct PlanJoin: IteratorProtocol {
         if !record.crops.allSatisfy(rules.cropExists) {
             return PlanWork(item: .photo(photo, previous: nil), reason: "crop missing", earlier: record, oldCrops: oldCrops)
         }
-        if record.faces.contains(where: { $0.status == .ok && $0.transform == nil }) {
-            // Made before the manifest had landmarks and transforms.
-            let reason = "no transform recorded"
+        if record.status == .ok && (record.photoHash == nil || record.faces.contains { $0.status == .ok && $0.transform == nil }) {
+            // Made before the manifest had landmarks, transforms and photo hashes.
+            let reason = record.photoHash == nil ? "no photo hash recorded" : "no transform recorded"
             return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)
         }
         if rules.regroup && record.faces.contains(where: { $0.status == .duplicate }) {

@@ -145,6 +145,28 @@ struct PerceptualHashTests {
         #expect(PerceptualHash(gray: mirrored).distance(to: base) >= 16)
     }
 
+    /// `pattern()` enlarged `factor` times by repeating pixels, `columns`
+    /// and `rows` of them (cut or repeating the last).
+    static func enlarged(_ factor: Int, columns: Int, rows: Int) -> GrayImage {
+        let pixels = Self.pattern()
+        let made = (0..<(columns * rows)).map { index in
+            pixels[min(index / columns / factor, 31) * 32 + min(index % columns / factor, 31)]
+        }
+        return GrayImage(width: columns, height: rows, pixels: made)
+    }
+
+    @Test func photoHashIsTheMeanOf32By32Cells() {
+        let base = PerceptualHash(gray: Self.pattern())
+        // Each cell of a 2x or 5x enlargement averages copies of one pixel.
+        #expect(PerceptualHash(photo: Self.enlarged(2, columns: 64, rows: 64)) == base)
+        #expect(PerceptualHash(photo: Self.enlarged(5, columns: 160, rows: 160)) == base)
+        // Sizes that do not divide into 32 cells: close, never a crash.
+        #expect(PerceptualHash(photo: Self.enlarged(3, columns: 100, rows: 97)).distance(to: base) <= 8)
+        let tiny = PerceptualHash(photo: GrayImage(width: 5, height: 3, pixels: Array(0..<15)))
+        #expect(tiny.bits.nonzeroBitCount == 32)
+        #expect(PerceptualHash(photo: GrayImage(width: 0, height: 0, pixels: [])).bits.nonzeroBitCount <= 32)
+    }
+
     @Test(arguments: ["0000000000000000", "ffffffffffffffff", "0123456789abcdef"])
     func hexRoundTrip(_ hex: String) {
         #expect(PerceptualHash(hex: hex)?.description == hex)
@@ -174,6 +196,32 @@ struct DedupTests {
         // 0 and 2 differ in 4 bits, each 2 from 1.
         let faces = [Self.face(0b0000, sharp: 1), Self.face(0b0011, sharp: 2), Self.face(0b1111, sharp: 3)]
         #expect(Dedup.keepers(faces, threshold: 2) == [2, 2, nil])
+    }
+
+    @Test func alikePhotosJoinFacesAtTheSamePlaceUpToTwiceTheThreshold() {
+        let photo = PerceptualHash(bits: 0x0123_4567_89ab_cdef)
+        let near = PerceptualHash(bits: photo.bits ^ 0b1111)  // 4 bits from `photo`
+        let far = PerceptualHash(bits: ~photo.bits)
+        let box = SIMD4<Float>(0.4, 0.3, 0.6, 0.5)
+        let shifted = SIMD4<Float>(0.42, 0.31, 0.62, 0.51)  // IoU 0.75 with `box`
+        let elsewhere = SIMD4<Float>(0.5, 0.3, 0.7, 0.5)  // IoU 1/3
+        func face(_ bits: UInt64, _ photo: PerceptualHash?, _ place: SIMD4<Float>?) -> DedupFace {
+            DedupFace(hash: PerceptualHash(bits: bits), sharpness: 1, area: 1, photo: photo, place: place)
+        }
+        let a = face(0, photo, box)
+        let b14 = (1 << 14) - 1 as UInt64  // 14 bits from a
+        let b26 = (1 << 26) - 1 as UInt64
+        #expect(a.matches(face(0xfff, far, elsewhere), threshold: 12))  // crops alike: enough alone
+        #expect(a.matches(face(b14, near, shifted), threshold: 12))
+        #expect(a.matches(face(b14, photo, box), threshold: 7))
+        #expect(!a.matches(face(b14, photo, box), threshold: 6))  // over twice the threshold
+        #expect(!a.matches(face(b26, photo, box), threshold: 12))
+        #expect(!a.matches(face(b14, far, box), threshold: 12))  // photos not alike
+        #expect(!a.matches(face(b14, near, elsewhere), threshold: 12))  // another place
+        #expect(!a.matches(face(b14, nil, box), threshold: 12))  // photo not known
+        #expect(!face(0, photo, nil).matches(face(b14, photo, box), threshold: 12))
+        #expect(abs(DedupFace.overlap(box, shifted) - 0.75) < 0.01)
+        #expect(Dedup.keepers([a, face(b14, near, shifted), face(b14 << 20, far, shifted)], threshold: 12) == [nil, 0, nil])
     }
 
     @Test func groupsDoNotDependOnOrder() {

@@ -19,9 +19,11 @@ struct PlanJoinTests {
             FaceRecord(
                 index: index, box: PixelRect(x: 0, y: 0, width: 10, height: 10), score: 1, crop: crop, transform: .identity)
         }
-        return PhotoRecord(
+        var record = PhotoRecord(
             label: label, input: input, source: source, size: 10, modified: 1, sha256: "00", status: status,
             width: 100, height: 100, faces: status == .ok ? faces : [])
+        if status == .ok { record.photoHash = PerceptualHash(bits: 0xff) }
+        return record
     }
 
     /// Runs the join; each step as a short text: "kept a", "new b", "changed b", "<reason> b", "gone c", "gone? c".
@@ -142,25 +144,31 @@ struct PlanJoinTests {
     }
 
     /// main's rules on top of the join: a record the rejections file now
-    /// judges otherwise, one made before transforms were recorded, and with
-    /// --dedup after a change, one with a duplicate face, are processed again.
+    /// judges otherwise, one made before transforms or photo hashes were
+    /// recorded, and with --dedup after a change, one with a duplicate face,
+    /// are processed again.
     @Test func rejectionsMissingTransformsAndRegroupedDuplicates() {
-        let walk = [photo("", 0, "a.jpg"), photo("", 0, "b.jpg"), photo("", 0, "c.jpg"), photo("", 0, "d.jpg")]
+        let walk = [
+            photo("", 0, "a.jpg"), photo("", 0, "b.jpg"), photo("", 0, "c.jpg"), photo("", 0, "d.jpg"),
+            photo("", 0, "e.jpg"),
+        ]
         var old = record("", 0, "b.jpg")
         old.faces[0].transform = nil
+        var unhashed = record("", 0, "e.jpg")
+        unhashed.photoHash = nil
         var duplicate = record("", 0, "c.jpg", crops: ["c.jpg.face0.jpg", ""])
         duplicate.faces[1].status = .duplicate
         var rejectedBefore = record("", 0, "d.jpg")
         rejectedBefore.faces[0].status = .rejected
-        let state = [record("", 0, "a.jpg"), old, duplicate, rejectedBefore]
+        let state = [record("", 0, "a.jpg"), old, duplicate, rejectedBefore, unhashed]
         var rules = PlanJoin.Rules()
         #expect(plan(walk, labels: [""], state: state, rules: rules) == [
-            "kept a.jpg", "no transform recorded b.jpg", "kept c.jpg", "unrejected d.jpg",
+            "kept a.jpg", "no transform recorded b.jpg", "kept c.jpg", "unrejected d.jpg", "no photo hash recorded e.jpg",
         ])
         _ = rules.rejections.add([(Rejection(sha256: "00", box: PixelRect(x: 0, y: 0, width: 10, height: 10)), "all")])
         rules.regroup = true
         #expect(plan(walk, labels: [""], state: state, rules: rules) == [
-            "rejected a.jpg", "rejected b.jpg", "rejected c.jpg", "kept d.jpg",
+            "rejected a.jpg", "rejected b.jpg", "rejected c.jpg", "kept d.jpg", "rejected e.jpg",
         ])
         rules.rejections = RejectionsFile()
         #expect(plan(Array(walk.prefix(3)), labels: [""], state: Array(state.prefix(3)), rules: rules)[2]
