@@ -70,17 +70,29 @@ func runAtOnce(_ runs: [(arguments: [String], index: Int)]) throws -> [Int32] {
     }
 }
 
-/// Starts the real binary and, after `seconds`, sends it `signal`; returns
-/// its exit status (for a signal it did not handle: 128 + the signal).
-/// With `again`, a second signal follows the first after that many seconds.
-func interruptFaceCrop(_ arguments: [String], after seconds: Double, with signal: Int32, again: Double? = nil) throws
-    -> Int32
-{
+/// Starts the real binary and, after `seconds` (counted, with `once`, from
+/// the first photo finished in that output folder), sends it `signal`;
+/// returns its exit status (for a signal it did not handle: 128 + the
+/// signal). With `again`, a second signal follows the first after that
+/// many seconds.
+func interruptFaceCrop(
+    _ arguments: [String], once output: URL? = nil, after seconds: Double, with signal: Int32, again: Double? = nil
+) throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: facecropBinary)
     process.arguments = arguments
     process.standardError = FileHandle.nullDevice
     try process.run()
+    if let output {
+        // However loaded the machine: not before a photo is finished (its
+        // record is in the run's journal), then `seconds` more.
+        let journal = output.appendingPathComponent(".facecrop/journal.jsonl").path
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning && Date() < deadline {
+            if let text = try? String(contentsOfFile: journal, encoding: .utf8), text.contains("\"mtime_ns\"") { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
     Thread.sleep(forTimeInterval: seconds)
     kill(process.processIdentifier, signal)
     if let again {

@@ -128,7 +128,7 @@ struct DatasetTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let photos = try makeLibrary(in: work, copies: 3)
         let output = work.appendingPathComponent("out")
-        #expect(try interruptFaceCrop([photos.path, "-o", output.path, "-q"], after: 0.6, with: SIGINT) == 130)
+        #expect(try interruptFaceCrop([photos.path, "-o", output.path, "-q"], once: output, after: 0.1, with: SIGINT) == 130)
         let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
         #expect(stats["complete"] as? Bool == false)
         let partial = try readManifest(output)

@@ -176,7 +176,7 @@ struct HardeningTests {
         let photos = work.appendingPathComponent("photos")
         for copy in 0..<3 { try copyFixtures(["faces", "rotated"], into: photos.appendingPathComponent("\(copy)")) }
         let output = work.appendingPathComponent("out")
-        #expect(try interruptFaceCrop([photos.path, "-o", output.path, "-q"], after: 0.5, with: SIGTERM) == 143)
+        #expect(try interruptFaceCrop([photos.path, "-o", output.path, "-q"], once: output, after: 0.1, with: SIGTERM) == 143)
         let lines = try readManifest(output)  // parses: whole lines only
         #expect(!lines.isEmpty)
     }
