@@ -1,6 +1,6 @@
 # Sourced by scripts/sanitize and scripts/fuzz: compiles every source file of
 # both C shims, and the harness, with the caller's compiler flags, and names
-# the libraries the harness links with (the ones Package.swift links).
+# the libraries the harness links with (read from Package.swift).
 #   shim_objects BUILD_DIR HARNESS_DEFINES...   (uses $cc and the array flags)
 # Sets vips_objects, detect_objects and harness_object; shim_libs is the link list.
 shim_objects() {
@@ -21,5 +21,6 @@ shim_objects() {
     "$cc" "${flags[@]}" "$@" -c Tests/Fuzz/shim_harness.c -ISources/CVipsShim/include -ISources/CFaceDetect/include \
         -o "$harness_object"
 }
-shim_libs=($(pkg-config --libs vips) -lheif -lcrypto -lm -lopencv_objdetect -lopencv_dnn -lopencv_imgproc -lopencv_core
-    -lstdc++ -fuse-ld=lld)
+# The libraries are Package.swift's `.linkedLibrary` entries (the one list),
+# plus libvips from pkg-config as its system-library target has it.
+shim_libs=($(pkg-config --libs vips) $(grep -o 'linkedLibrary("[^"]*")' Package.swift | sed 's/linkedLibrary("\(.*\)")/-l\1/') -lm -fuse-ld=lld)
