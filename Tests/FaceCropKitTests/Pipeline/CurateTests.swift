@@ -212,6 +212,36 @@ struct CurateTests {
         #expect(try runFaceCrop([photos.path, "-o", output.path, "--dedup", "--check"]).status == 0)
     }
 
+    /// A generated corpus of 1,000 photos: one small gray JPEG made by
+    /// libvips, each copy with its number appended after the image's end
+    /// (the same picture, a different content hash).
+    @Test func splitProportionsOnAThousandGeneratedPhotos() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let blank = work.appendingPathComponent("blank.v").path
+        try vips(["black", blank, "48", "32", "--bands", "3"])
+        let tiny = work.appendingPathComponent("tiny.jpg")
+        try vips(["linear", blank, tiny.path, "1", "90"])
+        let bytes = try Data(contentsOf: tiny)
+        for index in 0..<1000 {
+            try (bytes + Data("\(index)".utf8)).write(to: photos.appendingPathComponent("\(index).jpg"))
+        }
+        let output = work.appendingPathComponent("out")
+        _ = try run([photos.path, "-o", output.path, "-q", "--split", "train=80,val=10,test=10"])
+        let lines = try readManifest(output)
+        #expect(lines.count == 1000)
+        #expect(Set(lines.compactMap { $0["sha256"] as? String }).count == 1000)
+        var counts: [String: Int] = [:]
+        for line in lines { counts[line["split"] as? String ?? "none", default: 0] += 1 }
+        for (name, weight) in [("train", 80), ("val", 10), ("test", 10)] {
+            let share = Double(counts[name] ?? 0) / 10
+            #expect(abs(share - Double(weight)) <= 5, "\(name): \(share) % of the photos for a weight of \(weight) %")
+        }
+        #expect(counts["none"] == nil)
+    }
+
     @Test func splitsKeepPhotosAndGroupsOnOneSide() throws {
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
