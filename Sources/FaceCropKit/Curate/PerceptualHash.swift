@@ -82,26 +82,29 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
             self.init(gray: [UInt8](repeating: 0, count: n * n))
             return
         }
-        let bounds = { (cell: Int, length: Int) -> Range<Int> in
-            let start = min(cell * length / n, length - 1)
-            return start..<max((cell + 1) * length / n, start + 1)
+        // The pixels of each cell's column and row (at least one, for a photo under 32 px).
+        let spans = { (length: Int) in
+            (0..<n).map { cell -> Range<Int> in
+                let start = min(cell * length / n, length - 1)
+                return start..<max((cell + 1) * length / n, start + 1)
+            }
         }
-        var columns = [Int](repeating: 0, count: gray.height * n)  // each row summed into n column cells
-        for x in 0..<n {
-            let span = bounds(x, gray.width)
-            for y in 0..<gray.height {
+        let columns = spans(gray.width), rows = spans(gray.height)
+        var sums = [Int](repeating: 0, count: gray.height * n)  // each row summed into its n column cells
+        for y in 0..<gray.height {
+            let row = y * gray.width
+            for (x, span) in columns.enumerated() {
                 var sum = 0
-                for at in span { sum += Int(gray.pixels[y * gray.width + at]) }
-                columns[y * n + x] = sum
+                for at in span { sum += Int(gray.pixels[row + at]) }
+                sums[y * n + x] = sum
             }
         }
         var pixels = [UInt8](repeating: 0, count: n * n)
-        for y in 0..<n {
-            let span = bounds(y, gray.height)
+        for (y, span) in rows.enumerated() {
             for x in 0..<n {
                 var sum = 0
-                for row in span { sum += columns[row * n + x] }
-                let cells = span.count * bounds(x, gray.width).count
+                for row in span { sum += sums[row * n + x] }
+                let cells = span.count * columns[x].count
                 pixels[y * n + x] = UInt8((sum + cells / 2) / cells)
             }
         }

@@ -16,9 +16,9 @@ enum DetectStage {
     enum Result {
         /// `--person-only` found no person; no faces are kept.
         case noPerson
-        /// The faces kept (maybe none), the detection decode's scale and
-        /// the photo's perceptual hash (`--dedup`).
-        case faces([FoundFace], scale: Double, photo: PerceptualHash)
+        /// The faces kept (maybe none), the detection decode's scale and,
+        /// when there are faces, the photo's perceptual hash (`--dedup`).
+        case faces([FoundFace], scale: Double, photo: PerceptualHash?)
     }
 
     static func detect(_ decoded: Decoded, with detector: Detector, settings: CropSettings, source: String)
@@ -63,7 +63,7 @@ enum DetectStage {
                     .mapped(back)
             }
         }
-        return .faces(faces, scale: scale, photo: PerceptualHash(photo: gray))
+        return .faces(faces, scale: scale, photo: faces.isEmpty ? nil : PerceptualHash(photo: gray))
     }
 
 }
