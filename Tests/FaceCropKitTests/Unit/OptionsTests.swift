@@ -66,18 +66,29 @@ struct OptionsTests {
     }
 }
 
+/// The documentation: README.md, then every `docs/*.md` in name order.
+func documentationText() throws -> String {
+    let docs = packageRoot.appendingPathComponent("docs")
+    let pages = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
+    var text = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    for page in pages {
+        text += "\n" + (try String(contentsOf: docs.appendingPathComponent(page), encoding: .utf8))
+    }
+    return text
+}
+
 struct ReadmeTests {
-    @Test func readmeDocumentsEveryOption() throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func docsDocumentEveryOption() throws {
+        let readme = try documentationText()
         for spec in OptionTable.all {
             let label = spec.label.replacingOccurrences(of: "|", with: "\\|")
-            #expect(readme.contains("`\(label)`"), "README is missing `\(label)`")
+            #expect(readme.contains("`\(label)`"), "README and docs/ are missing `\(label)`")
         }
     }
 
-    /// The README's "Exit status" table is `ExitStatus.table`, row for row.
-    @Test func readmeExitStatusesAreTheTable() throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The documentation's "Exit status" table is `ExitStatus.table`, row for row.
+    @Test func docsExitStatusesAreTheTable() throws {
+        let readme = try documentationText()
         let section = try #require(readme.range(of: "### Exit status\n\n"))
         let rows = readme[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
             .prefix { $0.hasPrefix("|") }
