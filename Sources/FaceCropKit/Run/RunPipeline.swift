@@ -17,6 +17,8 @@ enum RunPipeline {
         var processor = PhotoProcessor(settings: setup.settings, outputRoot: setup.output, temporaries: files.temporaries)
         processor.journal = files.journal
         processor.rejections = setup.rejections
+        processor.dates = setup.options.dates
+        let dates = setup.options.dates
         let showBar = !setup.options.quiet && Terminal.stderrIsTerminal
         // The bar's total: on a terminal only, one more walk that only counts.
         let total = showBar ? ((try? Plan.walk(setup))?.reduce(0) { count, _ in count + 1 } ?? 0) : 0
@@ -36,6 +38,12 @@ enum RunPipeline {
                 // not recorded, so the next run processes it.
                 processed.full = record.error
                 return false
+            }
+            // --since / --until: left out of the dataset (a kept record too,
+            // when the dates changed since it was made).
+            if record.outsideDates || (kept && record.status != .error && !dates.admits(record.taken)) {
+                feed.leftOut(record)
+                return true
             }
             processed.counts.add(record, reused: kept)
             feed.recorded()
