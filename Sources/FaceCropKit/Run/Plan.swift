@@ -66,6 +66,18 @@ enum Plan {
         }
     }
 
+    /// Whether a run would leave the photo out by `dates`, by its capture
+    /// time as the run finds it (its header, else its Takeout sidecar); for
+    /// --check and --dry-run. False when it cannot be read (a run reports it).
+    static func outside(_ dates: DateRange, _ photo: Photo) -> Bool {
+        guard !dates.isEmpty else { return false }
+        let source = FileName.display(photo.source)
+        guard let bytes = try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: source),
+            let header = try? Picture.header(of: bytes, source: source)
+        else { return false }
+        return !dates.admits(header.taken ?? photo.sidecar.flatMap(Libraries.Sidecar.init(path:))?.taken)
+    }
+
     /// Whether the photo's bytes hash to the record's (reads the file).
     static func sameContent(_ photo: Photo, as record: PhotoRecord) -> Bool {
         guard let bytes = try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: photo.source) else { return false }

@@ -5,6 +5,8 @@ struct Processed {
     /// The disk filled: the photo that found out is not recorded.
     var full: FaceCropError?
     var writeFailure: WriteFailure?
+    /// Photos `--since` / `--until` left out (not in the counts).
+    var outsideDates = 0
 }
 
 /// Step 3 of a run: the photos through the workers; each record goes to the
@@ -43,6 +45,7 @@ enum RunPipeline {
             // when the dates changed since it was made).
             if record.outsideDates || (kept && record.status != .error && !dates.admits(record.taken)) {
                 feed.leftOut(record)
+                processed.outsideDates += 1
                 return true
             }
             processed.counts.add(record, reused: kept)

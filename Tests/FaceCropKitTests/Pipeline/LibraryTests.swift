@@ -204,12 +204,20 @@ struct LibraryTests {
         // --since / --until on the capture time (the clock reading, both ends
         // included), on a rerun: the photos outside go, with their crops.
         let ranged = try runFaceCrop([
-            work.appendingPathComponent("Takeout").path, "-o", output.path, "-q", "--since", "2019-07-07", "--until", "2019-07-09T23:59",
+            work.appendingPathComponent("Takeout").path, "-o", output.path, "--since", "2019-07-07", "--until", "2019-07-09T23:59",
         ])
         #expect(ranged.status == 0)
+        #expect(ranged.stderr.contains("facecrop: 3 photos left out by --since/--until"))
         #expect(try photos(output).keys.sorted() == ["IMG.jpg", long, "short.jpg"].map { folder + $0 }.sorted())
         #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(folder + "grace.jpg.face0.jpg").path))
         #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(folder + "short.jpg.face0.jpg").path))
+        // Up to date with the same dates (the photos left out are not new);
+        // a wider range would take one back.
+        let range = ["--since", "2019-07-07", "--until", "2019-07-09T23:59"]
+        let check = try runFaceCrop([work.appendingPathComponent("Takeout").path, "-o", output.path, "--check"] + range)
+        #expect(check.status == 0 && check.stdout == "")
+        let wider = try runFaceCrop([work.appendingPathComponent("Takeout").path, "-o", output.path, "--check", "--since", "2019-07-06", "--until", "2019-07-09"])
+        #expect(wider.status == 1 && wider.stdout == "new: \(folder)grace.jpg\n")
     }
 
     @Test(arguments: [
