@@ -39,6 +39,8 @@ public struct Options: Sendable, Equatable {
     public var followLinks = false
     /// `--library-edits`: edited versions instead of originals.
     public var libraryEdits = false
+    /// `--library-derivatives`: a Photos library's largest derivative where the original is in iCloud.
+    public var libraryDerivatives = false
     /// `--since` / `--until`: capture times kept, as `DateRange` bounds.
     public var since: String?
     public var until: String?
@@ -166,6 +168,9 @@ public enum OptionTable {
         }.repeated(),
         .flag(["--library-edits"], "Take the edited version of a photo instead of its original where there is one: an Apple Photos library's render, an iPhone's IMG_E1234 edit, a Google Takeout -edited copy (default: the original; the edit is skipped).") {
             $0.libraryEdits = true
+        },
+        .flag(["--library-derivatives"], "In an Apple Photos library kept with \"Optimize Mac Storage\", read the largest derivative (a smaller copy Photos keeps) of each photo whose original is in iCloud (default: count them and report them once).") {
+            $0.libraryDerivatives = true
         },
         .value(["--since"], "DATE", "Only photos taken on or after DATE (YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS]), by their capture time (EXIF, else a Takeout sidecar) as the clock read where they were taken; photos with no capture time are left out.") {
             guard let bound = DateRange.bound($1, end: false) else { throw FaceCropError.usage("'--since' wants a date like 2024-05-01 or 2024-05-01T08:30, not '\($1)'") }

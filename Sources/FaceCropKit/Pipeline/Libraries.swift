@@ -14,9 +14,14 @@ enum Libraries {
         /// `originals/` (Photos 5 and later) or `Masters/` (older), and the
         /// folders in it; `bundle` is the bundle's path.
         case originals(bundle: [UInt8])
-        /// `--library-edits`: `resources/`, then `resources/renders/` and its folders.
-        case resources
+        /// `resources/` (with `--library-edits` or `--library-derivatives`);
+        /// `missing`: the UUIDs of photos with no original.
+        case resources(missing: Set<String>)
+        /// `--library-edits`: `resources/renders/` and its folders.
         case renders
+        /// `--library-derivatives`: `resources/derivatives/` and its `X/`
+        /// folders, where the largest derivative of each `missing` photo is read.
+        case derivatives(missing: Set<String>)
     }
 
     /// The bundle's layout, recognised by its contents whatever its name:
@@ -35,9 +40,6 @@ enum Libraries {
 
     /// The names of a bundle's folder the walk goes into: the originals,
     /// and with `--library-edits` the renders too.
-    static func bundleKeeps(_ name: String, originals: String, edits: Bool) -> Bool {
-        name == originals || (edits && name == "resources")
-    }
 
     /// Photos 5+ keeps a photo's edit as `resources/renders/X/UUID_1_201_a.jpeg`
     /// (X: the UUID's first character; `.heic` on later versions), as
@@ -59,16 +61,34 @@ enum Libraries {
     /// "Optimize Mac Storage": photos whose originals are in iCloud, not
     /// here. Photos keeps a derivative of every photo
     /// (`resources/derivatives/X/UUID_1_105_c.jpeg`, ...), so those with a
-    /// derivative and no original are counted: (missing, all photos).
-    static func missingOriginals(bundle: [UInt8], originals: String) -> (missing: Int, total: Int) {
+    /// derivative and no original are counted: (their UUIDs, all photos).
+    static func missingOriginals(bundle: [UInt8], originals: String) -> (missing: Set<String>, total: Int) {
         let have = Set(filesBelow(bundle + Array("/\(originals)".utf8), depth: originals == "originals" ? 1 : 4).map(stem))
         var seen: Set<String> = []
         for name in filesBelow(bundle + Array("/resources/derivatives".utf8), depth: 1) {
             guard let underscore = name.firstIndex(of: "_") else { continue }
             seen.insert(String(name[..<underscore]))
         }
-        let missing = seen.subtracting(have).count
-        return (missing, have.count + missing)
+        let missing = seen.subtracting(have)
+        return (missing, have.count + missing.count)
+    }
+
+    /// `--library-derivatives`: of one `resources/derivatives/X/` folder's
+    /// photos, the largest file of each photo in `missing` (by size, then
+    /// name); every other name is skipped.
+    static func largestDerivatives(_ photoNames: [String], in folder: [UInt8], missing: Set<String>) -> Set<String> {
+        var best: [String: (size: Int, name: String)] = [:]
+        for name in photoNames {
+            guard let underscore = name.firstIndex(of: "_") else { continue }
+            let uuid = String(name[..<underscore])
+            guard missing.contains(uuid) else { continue }
+            var info = stat()
+            guard FileName.withCPath(folder + Array("/\(name)".utf8), { stat($0, &info) }) == 0 else { continue }
+            let size = Int(info.st_size)
+            if let kept = best[uuid], kept.size > size || (kept.size == size && kept.name < name) { continue }
+            best[uuid] = (size, name)
+        }
+        return Set(photoNames).subtracting(best.values.map(\.name))
     }
 
     // MARK: Edited copies (iPhone imports and Google Takeout)

@@ -47,14 +47,20 @@ public struct PhotoFinder: Sendable {
     var followLinks: Bool
     /// `--library-edits`: edited versions instead of originals (`Libraries`).
     var libraryEdits = false
+    /// `--library-derivatives`: a Photos library's largest derivative of a
+    /// photo whose original is not there.
+    var libraryDerivatives = false
     /// The output folder's identity, so a walk never descends into it.
     var outputIdentity: FileIdentity?
 
-    public init(include: [String], exclude: [String], followLinks: Bool, output: String?, libraryEdits: Bool = false) {
+    public init(include: [String], exclude: [String], followLinks: Bool, output: String?, libraryEdits: Bool = false,
+        libraryDerivatives: Bool = false
+    ) {
         self.include = include
         self.exclude = exclude
         self.followLinks = followLinks
         self.libraryEdits = libraryEdits
+        self.libraryDerivatives = libraryDerivatives
         self.outputIdentity = output.flatMap { FileIdentity(path: $0, follow: true) }
     }
 

@@ -135,22 +135,30 @@ public struct PhotoWalk: Sequence {
             let folderPath = folder.last == UInt8(ascii: "/") ? Array(folder.dropLast()) : folder
             var keyed: [(key: [UInt8], entry: Entry)] = []
             let edits = walk.finder.libraryEdits
+            let derivatives = walk.finder.libraryDerivatives
             // An Apple Photos bundle: only its originals (and, with
-            // --library-edits, its renders); a count of originals kept in iCloud.
+            // --library-edits, its renders; with --library-derivatives, the
+            // largest derivative of a photo with no original); a count of
+            // originals kept in iCloud otherwise.
             var bundle: [UInt8]?
+            var missing: Set<String> = []
             var only: Set<String>?
             if role == .plain, let originals = Libraries.photosBundle(folderPath, names: Set(texts)) {
                 bundle = folderPath
-                only = Set([originals] + (edits ? ["resources"] : []))
                 if originals == "originals" {
-                    let (missing, total) = Libraries.missingOriginals(bundle: folderPath, originals: originals)
-                    if missing > 0 {
+                    let (absent, total) = Libraries.missingOriginals(bundle: folderPath, originals: originals)
+                    missing = absent
+                    if !absent.isEmpty && !derivatives {
                         // Named as the folder, so it sorts just before it.
-                        keyed.append((Array(originals.utf8), problem(PhotoFinder.join(relative, originals), "\(missing) of \(total) photos of this Apple Photos library have no original here (kept in iCloud with \"Optimize Mac Storage\"); download the originals in Photos to include them")))
+                        keyed.append((Array(originals.utf8), problem(PhotoFinder.join(relative, originals), "\(absent.count) of \(total) photos of this Apple Photos library have no original here (kept in iCloud with \"Optimize Mac Storage\"); download the originals in Photos to include them, or use --library-derivatives")))
                     }
                 }
-            } else if role == .resources {
-                only = ["renders"]
+                let resources = edits || (derivatives && !missing.isEmpty)
+                only = Set([originals] + (resources ? ["resources"] : []))
+            } else if case .resources(let absent) = role {
+                only = Set((edits ? ["renders"] : []) + (derivatives && !absent.isEmpty ? ["derivatives"] : []))
+            } else if case .derivatives = role {
+                only = Set(texts.filter { $0 != "masters" })  // thumbnails
             }
             let photoNames = texts.filter(PhotoFinder.isPhotoName)
             var skipped = Libraries.skippedForEdits(photoNames, edits: edits)
@@ -158,6 +166,9 @@ public struct PhotoWalk: Sequence {
                 for name in photoNames where Libraries.hasRender(bundle: bundle, original: name) { skipped.insert(name) }
             }
             if role == .renders { skipped.formUnion(photoNames.filter { !Libraries.isRender($0) }) }
+            if case .derivatives(let absent) = role {
+                skipped.formUnion(Libraries.largestDerivatives(photoNames, in: folderPath, missing: absent))
+            }
             let sidecars = Libraries.sidecars(
                 photos: photoNames, jsons: Set(texts.filter { $0.lowercased().hasSuffix(".json") }))
             for (nameBytes, name) in zip(names, texts) {
@@ -165,9 +176,11 @@ public struct PhotoWalk: Sequence {
                 if skipped.contains(name) { continue }
                 let path = folder + (folder.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + nameBytes
                 let role: Libraries.Role =
-                    if let bundle { name == "resources" ? .resources : .originals(bundle: bundle) } else {
+                    if let bundle {
+                        name == "resources" ? .resources(missing: missing) : .originals(bundle: bundle)
+                    } else {
                         switch role {
-                        case .resources, .renders: .renders
+                        case .resources(let absent): name == "renders" ? .renders : .derivatives(missing: absent)
                         default: role
                         }
                     }

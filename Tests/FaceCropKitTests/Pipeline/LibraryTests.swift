@@ -91,7 +91,10 @@ struct LibraryTests {
                 "originals/B/\(two).jpeg": try fixture("faces/grace_hopper.jpg"),
                 "resources/derivatives/A/\(one)_1_105_c.jpeg": small,
                 "resources/derivatives/B/\(two)_1_105_c.jpeg": small,
-                "resources/derivatives/C/\(three)_1_105_c.jpeg": small,
+                // The third photo's largest derivative (two faces) and a smaller one.
+                "resources/derivatives/C/\(three)_1_105_c.jpeg": try fixture("faces/two-people.jpg"),
+                "resources/derivatives/C/\(three)_1_102_o.jpeg": try fixture("noface/camera.jpg"),
+                "resources/derivatives/masters/C/\(three)_4_5005_c.jpeg": small,
                 "resources/derivatives/masters/A/\(one)_4_5005_c.jpeg": small,
                 // The edit of the first photo: another photo, two faces, so its crops tell.
                 "resources/renders/A/\(one)_1_201_a.jpeg": try fixture("faces/two-people.jpg"),
@@ -108,13 +111,19 @@ struct LibraryTests {
         #expect(found["Photos Library.photoslibrary/originals/B/\(two).jpeg"]?.crops == 1)
         #expect(found["Photos Library.photoslibrary/originals/B/\(two).jpeg"]?.taken == nil)
         let missing = try readManifest(output).first { ($0["source"] as! String).hasSuffix("/originals") }
-        #expect(missing?["error"] as? String == "cannot read file: 1 of 3 photos of this Apple Photos library have no original here (kept in iCloud with \"Optimize Mac Storage\"); download the originals in Photos to include them")
+        #expect(missing?["error"] as? String == "cannot read file: 1 of 3 photos of this Apple Photos library have no original here (kept in iCloud with \"Optimize Mac Storage\"); download the originals in Photos to include them, or use --library-derivatives")
 
         let edits = work.appendingPathComponent("edits")
         _ = try runFaceCrop([bundle.path, "-o", edits.path, "-q", "--library-edits"])
         found = try photos(edits)
         #expect(found.keys.sorted() == ["originals", "originals/B/\(two).jpeg", "resources/renders/A/\(one)_1_201_a.jpeg"])
         #expect(found["resources/renders/A/\(one)_1_201_a.jpeg"]?.crops == 2)
+
+        let derived = work.appendingPathComponent("derived")
+        #expect(try runFaceCrop([bundle.path, "-o", derived.path, "-q", "--library-derivatives"]).status == 0)
+        found = try photos(derived)
+        #expect(found.keys.sorted() == ["originals/A/\(one).jpeg", "originals/B/\(two).jpeg", "resources/derivatives/C/\(three)_1_105_c.jpeg"])
+        #expect(found["resources/derivatives/C/\(three)_1_105_c.jpeg"]?.crops == 2)
     }
 
     /// An iPhone import: the HEIC original, its edit IMG_E….JPG, the edit's
