@@ -102,7 +102,8 @@ enum Libraries {
         if base.hasPrefix("IMG_E"), base.count > 5, base.dropFirst(5).allSatisfy(\.isNumber) {
             return "IMG_" + base.dropFirst(5)
         }
-        let composed = base.precomposedStringWithCanonicalMapping
+        guard base.contains("-") else { return nil }
+        let composed = composed(base)
         for word in takeoutEditWords where composed.hasSuffix(word) && composed.count > word.count {
             return String(composed.dropLast(word.count))
         }
@@ -120,7 +121,7 @@ enum Libraries {
     /// there (default), or with `edits` the original of an edit that is there.
     static func skippedForEdits(_ photoNames: [String], edits: Bool) -> Set<String> {
         var byStem: [String: [String]] = [:]
-        for name in photoNames { byStem[stem(name).precomposedStringWithCanonicalMapping, default: []].append(name) }
+        for name in photoNames { byStem[composed(stem(name)), default: []].append(name) }
         var skipped: Set<String> = []
         for name in photoNames {
             guard let original = editedOriginalStem(name), let originals = byStem[original] else { continue }
@@ -199,6 +200,12 @@ enum Libraries {
     }
 
     // MARK: Helpers
+
+    /// `text` in Unicode's composed form (a Mac may write "é" decomposed);
+    /// ASCII as it is, without Foundation's conversion.
+    static func composed(_ text: String) -> String {
+        text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCanonicalMapping
+    }
 
     /// A name without its last extension.
     static func stem(_ name: String) -> String {
