@@ -241,6 +241,21 @@ struct LibraryTests {
         #expect(CaptureTime(exifDate: date, offset: offset)?.description == taken)
     }
 
+    @Test(arguments: [
+        ("2024-05-01", false, "2024-05-01T00:00:00"), ("2024-05-01", true, "2024-05-01T23:59:59"),
+        ("2024-05-01T08:30", true, "2024-05-01T08:30:59"), ("2024-05-01 08:30:15", false, "2024-05-01T08:30:15"),
+        ("2024-5-1", false, nil), ("yesterday", false, nil), ("2024-02-30x", false, nil),
+    ] as [(String, Bool, String?)])
+    func dateBounds(text: String, end: Bool, bound: String?) {
+        #expect(DateRange.bound(text, end: end) == bound)
+    }
+
+    @Test func aBadDateIsAUsageError() throws {
+        let run = try runFaceCrop([fixtures.path, "-o", "/nonexistent/out", "--since", "May 2024"])
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix("Error: '--since' wants a date like 2024-05-01 or 2024-05-01T08:30, not 'May 2024'\n"))
+    }
+
     @Test func takeoutSidecarNames() {
         let jsons: Set<String> = [
             "a.jpg.json", "b.jpg.supplemental-metadata.json", "c.jpg.supplemental-metad.json", "d.jpg..json",
