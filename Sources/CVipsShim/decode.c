@@ -24,6 +24,21 @@ void shim_read_header(VipsImage *image, CVipsShim_Header *header) {
     header->sample_bytes = (int)vips_format_sizeof(vips_image_get_format(image));
     header->shrinks_on_load =
         g_str_has_prefix(header->loader, "jpegload") || g_str_has_prefix(header->loader, "webpload");
+    shim_copy_string(image, "exif-ifd2-DateTimeOriginal", header->date_time_original,
+                     sizeof header->date_time_original);
+    shim_copy_string(image, "exif-ifd2-OffsetTimeOriginal", header->offset_time_original,
+                     sizeof header->offset_time_original);
+}
+
+// The string metadata field `name` of `image` into `out` (cut to `size`),
+// or "" when the image has none. Only a field of a string type is read, so
+// that nothing is added to libvips' (shared) error buffer.
+void shim_copy_string(VipsImage *image, const char *name, char *out, size_t size) {
+    const char *value = NULL;
+    out[0] = 0;
+    GType type = vips_image_get_typeof(image, name);
+    if (type != VIPS_TYPE_REF_STRING && type != G_TYPE_STRING) return;
+    if (vips_image_get_string(image, name, &value) == 0 && value) g_strlcpy(out, value, size);
 }
 
 int CVipsShim_ReadHeader(const void *bytes, size_t length, CVipsShim_Header *header,

@@ -49,6 +49,7 @@ SHIM_INTERNAL int shim_encode(VipsImage *t, CVipsShim_Format format, int quality
 
 /// The header facts of a loaded (lazy) image. (decode.c)
 SHIM_INTERNAL void shim_read_header(VipsImage *image, CVipsShim_Header *header);
+SHIM_INTERNAL void shim_copy_string(VipsImage *image, const char *name, char *out, size_t size);
 
 /// The load options for a decode keeping at least `min_scale` of the
 /// upright size, `fit_scale` being the scale that fits the box: JPEG's

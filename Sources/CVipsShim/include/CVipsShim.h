@@ -80,6 +80,12 @@ typedef struct {
     /// any bit depth. 0 otherwise: the photo is decoded whole (read its bytes
     /// and use CVipsShim_LoadScaled).
     int streams;
+    /// EXIF DateTimeOriginal and OffsetTimeOriginal as libvips reads them
+    /// ("2019:07:04 12:30:05 (2019:07:04 12:30:05, ASCII, 20 components,
+    /// 20 bytes)"), cut to fit; "" when absent. Read with the header, so
+    /// the capture time costs no extra decode.
+    char date_time_original[64];
+    char offset_time_original[32];
 } CVipsShim_Header;
 
 /// Returns CVipsShim_BadArgument for no bytes, CVipsShim_DecodeFailed for

@@ -37,6 +37,14 @@ public struct Options: Sendable, Equatable {
     public var include: [String] = []
     public var exclude: [String] = []
     public var followLinks = false
+    /// `--library-edits`: edited versions instead of originals.
+    public var libraryEdits = false
+    /// `--library-derivatives`: a Photos library's largest derivative where the original is in iCloud.
+    public var libraryDerivatives = false
+    /// `--since` / `--until`: capture times kept, as `DateRange` bounds.
+    public var since: String?
+    public var until: String?
+    var dates: DateRange { DateRange(since: since, until: until) }
     /// Wait for another run's lock on the output instead of exiting 73.
     public var waitLock = false
     public var overwrite = false
@@ -158,6 +166,20 @@ public enum OptionTable {
         .value(["--exclude"], "GLOB", "Skip photos and folders matching GLOB (repeatable).") {
             $0.exclude.append($1)
         }.repeated(),
+        .flag(["--library-edits"], "Take the edited version of a photo instead of its original where there is one: an Apple Photos library's render, an iPhone's IMG_E1234 edit, a Google Takeout -edited copy (default: the original; the edit is skipped).") {
+            $0.libraryEdits = true
+        },
+        .flag(["--library-derivatives"], "In an Apple Photos library kept with \"Optimize Mac Storage\", read the largest derivative (a smaller copy Photos keeps) of each photo whose original is in iCloud (default: count them and report them once).") {
+            $0.libraryDerivatives = true
+        },
+        .value(["--since"], "DATE", "Only photos taken on or after DATE (YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS]), by their capture time (EXIF, else a Takeout sidecar) as the clock read where they were taken; photos with no capture time are left out.") {
+            guard let bound = DateRange.bound($1, end: false) else { throw FaceCropError.usage("'--since' wants a date like 2024-05-01 or 2024-05-01T08:30, not '\($1)'") }
+            $0.since = bound
+        },
+        .value(["--until"], "DATE", "Only photos taken on or before DATE (a date alone includes its whole day); as --since, photos with no capture time are left out.") {
+            guard let bound = DateRange.bound($1, end: true) else { throw FaceCropError.usage("'--until' wants a date like 2024-12-31 or 2024-12-31T18:00, not '\($1)'") }
+            $0.until = bound
+        },
         .flag(["--overwrite"], "Process every photo again, even those unchanged since the last run.") { $0.overwrite = true },
         .flag(["--no-prune"], "Keep the crops of photos that are gone from the inputs (default: remove them).") { $0.prune = false },
         .value(["--rejections"], "FILE", "Faces rejected by a person, one '<photo sha256> <x>,<y>,<w>,<h>' a line: no crop, status rejected (default: <output>/rejections.txt).") {

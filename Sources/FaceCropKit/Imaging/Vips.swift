@@ -153,6 +153,12 @@ struct PhotoHeader: Sendable {
     /// says 30 / 60 / 87 and 36 / 73 / 106 MB. JPEG and WebP: 0 (a few MB).
     var streamingBytes: Int { shrinksOnLoad ? 0 : lineCacheBytes + storedWidth * 2_000 * 3 }
     let loader: String
+    /// EXIF DateTimeOriginal with OffsetTimeOriginal, when the photo has them.
+    var taken: CaptureTime? {
+        let date = withUnsafeBytes(of: raw.date_time_original) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        let offset = withUnsafeBytes(of: raw.offset_time_original) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        return CaptureTime(exifDate: date, offset: offset)
+    }
     /// As the shim read it, handed back to it for the decodes.
     fileprivate let raw: CVipsShim_Header
 }

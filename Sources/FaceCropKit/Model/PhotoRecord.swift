@@ -71,6 +71,14 @@ struct PhotoRecord: Sendable, Equatable {
     var failure: String?
     /// `--split`: the split its faces are in (photos whose content was read).
     var split: String?
+    /// When it was taken: EXIF DateTimeOriginal (with OffsetTimeOriginal),
+    /// else its Google Takeout sidecar's photoTakenTime (manifest `taken`).
+    var taken: CaptureTime?
+    /// The people its Google Takeout sidecar names, in the sidecar's order
+    /// (manifest `names`; empty without a sidecar).
+    var names: [String] = []
+    /// `--since` / `--until` leave it out: it is not recorded.
+    var outsideDates = false
     /// For the terminal: the error, when this record is a fresh failure.
     var error: FaceCropError?
 

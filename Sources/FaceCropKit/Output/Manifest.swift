@@ -22,6 +22,8 @@ enum Manifest {
         if let sha256 = record.sha256 { extra.append(("sha256", .string(sha256))) }
         if let split = record.split { extra.append(("split", .string(split))) }
         if let photoHash = record.photoHash { extra.append(("photo_phash", .string(photoHash.description))) }
+        if let taken = record.taken { extra.append(("taken", .string(taken.description))) }
+        if !record.names.isEmpty { extra.append(("names", .array(record.names.map { .string($0) }))) }
 
         switch record.status {
         case .ok:
@@ -77,6 +79,8 @@ enum Manifest {
         record.failure = first.error
         record.split = first.split
         record.photoHash = first.photoPhash.flatMap(PerceptualHash.init(hex:))
+        record.taken = first.taken.flatMap(CaptureTime.init(manifest:))
+        record.names = first.names ?? []
         guard record.status == .ok else { return true }
         var faces: [FaceRecord] = []
         for line in parsed {
@@ -119,5 +123,7 @@ enum Manifest {
         var duplicateOf: String?
         var split: String?
         var photoPhash: String?
+        var taken: String?
+        var names: [String]?
     }
 }

@@ -13,10 +13,11 @@ struct Decoded {
 }
 
 enum DecodeStage {
-    static func decode(_ bytes: PhotoBytes, settings: CropSettings, gate: DecodeGate, source: String)
-        throws(FaceCropError) -> Decoded
-    {
-        let header = try Picture.header(of: bytes, source: source)
+    static func decode(
+        _ bytes: PhotoBytes, header known: PhotoHeader? = nil, settings: CropSettings, gate: DecodeGate, source: String
+    ) throws(FaceCropError) -> Decoded {
+        let header: PhotoHeader
+        if let known { header = known } else { header = try Picture.header(of: bytes, source: source) }
         // --max-pixels is checked here, from the header already read; the
         // decodes (maxPixels: 0) do not read the header again for it.
         guard header.storedWidth * header.storedHeight <= settings.maxPixels else {

@@ -15,6 +15,8 @@ struct PhotoProcessor: Sendable {
     var journal: Journal?
     /// Faces a person rejected: they get no crop.
     var rejections = RejectionsFile()
+    /// `--since` / `--until`.
+    var dates = DateRange()
 
     private static let finished = Atomic<Int>(0)
 
@@ -22,7 +24,16 @@ struct PhotoProcessor: Sendable {
     /// recorded for it (same settings) when its size or time changed: if the
     /// content is the same, that record is kept and nothing is decoded.
     func process(_ photo: Photo, previous: PhotoRecord?, with detector: Detector) -> PhotoRecord {
-        var record = diagnosed { attempt(photo, previous: previous, with: detector) }
+        // The Takeout sidecar: names, and the capture time where EXIF has none.
+        let sidecar = photo.sidecar.flatMap(Libraries.Sidecar.init(path:))
+        var record = diagnosed { attempt(photo, previous: previous, sidecar: sidecar, with: detector) }
+        if record.taken == nil { record.taken = sidecar?.taken }
+        record.names = sidecar?.names ?? []
+        // A failure is reported whatever its date (it has none to go by).
+        if record.status != .error, !dates.admits(record.taken) {
+            record.outsideDates = true
+            return record
+        }
         if let split = settings.split, let sha256 = record.sha256, record.split == nil {
             record.split = split.split(forSHA256: sha256)
         }
@@ -51,7 +62,7 @@ struct PhotoProcessor: Sendable {
         }
     }
 
-    private func attempt(_ photo: Photo, previous: PhotoRecord?, with detector: Detector) -> PhotoRecord {
+    private func attempt(_ photo: Photo, previous: PhotoRecord?, sidecar: Libraries.Sidecar?, with detector: Detector) -> PhotoRecord {
         var hash: String?
         do throws(FaceCropError) {
             switch try ReadStage.read(photo, previous: previous) {
@@ -59,17 +70,24 @@ struct PhotoProcessor: Sendable {
                 return kept
             case .bytes(let bytes):
                 hash = bytes.sha256
-                return try process(photo, bytes: bytes, with: detector)
+                return try process(photo, bytes: bytes, sidecar: sidecar, with: detector)
             }
         } catch {
             return PhotoRecord(photo, failed: error, sha256: hash)
         }
     }
 
-    private func process(_ photo: Photo, bytes: PhotoBytes, with detector: Detector) throws(FaceCropError) -> PhotoRecord {
+    private func process(_ photo: Photo, bytes: PhotoBytes, sidecar: Libraries.Sidecar?, with detector: Detector)
+        throws(FaceCropError) -> PhotoRecord
+    {
         let source = FileName.display(photo.source)  // for messages
-        let decoded = try DecodeStage.decode(bytes, settings: settings, gate: fullDecodes, source: source)
+        // The capture time comes with the header: a photo --since/--until
+        // leave out is not decoded.
+        let header = try Picture.header(of: bytes, source: source)
         var record = PhotoRecord(photo, status: .noFace, sha256: bytes.sha256)
+        record.taken = header.taken ?? sidecar?.taken
+        guard dates.admits(record.taken) else { return record }
+        let decoded = try DecodeStage.decode(bytes, header: header, settings: settings, gate: fullDecodes, source: source)
         let sha256 = bytes.sha256
         // --split: the crops go to <split>/, the photo's own (by its content).
         record.split = settings.split?.split(forSHA256: sha256)

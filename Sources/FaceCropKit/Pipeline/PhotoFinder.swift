@@ -19,6 +19,8 @@ public struct Photo: Sendable, Equatable {
     /// Size in bytes and modification time (ns) when found, to recognise it on a rerun.
     public var size: Int = 0
     public var modified: Int = 0
+    /// Its Google Takeout sidecar JSON, when it has one (`Libraries.sidecars`).
+    public var sidecar: String?
 
     mutating func noteFile(_ info: stat) {
         size = Int(info.st_size)
@@ -43,13 +45,22 @@ public struct PhotoFinder: Sendable {
     var include: [String]
     var exclude: [String]
     var followLinks: Bool
+    /// `--library-edits`: edited versions instead of originals (`Libraries`).
+    var libraryEdits = false
+    /// `--library-derivatives`: a Photos library's largest derivative of a
+    /// photo whose original is not there.
+    var libraryDerivatives = false
     /// The output folder's identity, so a walk never descends into it.
     var outputIdentity: FileIdentity?
 
-    public init(include: [String], exclude: [String], followLinks: Bool, output: String?) {
+    public init(include: [String], exclude: [String], followLinks: Bool, output: String?, libraryEdits: Bool = false,
+        libraryDerivatives: Bool = false
+    ) {
         self.include = include
         self.exclude = exclude
         self.followLinks = followLinks
+        self.libraryEdits = libraryEdits
+        self.libraryDerivatives = libraryDerivatives
         self.outputIdentity = output.flatMap { FileIdentity(path: $0, follow: true) }
     }
 

@@ -51,7 +51,7 @@ public struct PhotoWalk: Sequence {
     /// A folder entry, listed and checked but not yet returned.
     fileprivate enum Entry {
         case item(WalkItem)
-        case folder(path: [UInt8], relative: String, identity: FileIdentity)
+        case folder(path: [UInt8], relative: String, identity: FileIdentity, role: Libraries.Role)
     }
 
     /// A folder being walked: its sorted entries and how far the walk got.
@@ -81,9 +81,9 @@ public struct PhotoWalk: Sequence {
                     stack[top].position += 1
                     switch entry {
                     case .item(let item): return item
-                    case .folder(let path, let relative, let identity):
+                    case .folder(let path, let relative, let identity, let role):
                         visiting.insert(identity)
-                        stack.append(Frame(entries: list(path, relative: relative), identity: identity))
+                        stack.append(Frame(entries: list(path, relative: relative, role: role), identity: identity))
                     }
                     continue
                 }
@@ -101,7 +101,7 @@ public struct PhotoWalk: Sequence {
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 let identity = FileIdentity(info)
                 visiting = [identity]
-                stack.append(Frame(entries: list(Array(path.utf8), relative: ""), identity: identity))
+                stack.append(Frame(entries: list(Array(path.utf8), relative: "", role: .plain), identity: identity))
                 return nil
             }
             let name = (path as NSString).lastPathComponent
@@ -118,8 +118,9 @@ public struct PhotoWalk: Sequence {
             .item(.problem(FindProblem(inputIndex: input, label: walk.labels[input], source: source, reason: reason)))
         }
 
-        /// A folder's entries, checked and sorted in manifest order.
-        private func list(_ folder: [UInt8], relative: String) -> [Entry] {
+        /// A folder's entries, checked and sorted in manifest order, with the
+        /// rules of the photo library it is part of (`Libraries`).
+        private func list(_ folder: [UInt8], relative: String, role: Libraries.Role) -> [Entry] {
             guard let directory = FileName.withCPath(folder, { opendir($0) }) else {
                 return [problem(relative.isEmpty ? "." : relative, "cannot read folder: \(systemError(errno))")]
             }
@@ -130,11 +131,61 @@ public struct PhotoWalk: Sequence {
                 names.append(name)
             }
             closedir(directory)
+            let texts = names.map(FileName.text)
+            let folderPath = folder.last == UInt8(ascii: "/") ? Array(folder.dropLast()) : folder
             var keyed: [(key: [UInt8], entry: Entry)] = []
-            for nameBytes in names {
-                let name = FileName.text(nameBytes)
+            let edits = walk.finder.libraryEdits
+            let derivatives = walk.finder.libraryDerivatives
+            // An Apple Photos bundle: only its originals (and, with
+            // --library-edits, its renders; with --library-derivatives, the
+            // largest derivative of a photo with no original); a count of
+            // originals kept in iCloud otherwise.
+            var bundle: [UInt8]?
+            var missing: Set<String> = []
+            var only: Set<String>?
+            if role == .plain, let originals = Libraries.photosBundle(folderPath, names: Set(texts)) {
+                bundle = folderPath
+                if originals == "originals" {
+                    let (absent, total) = Libraries.missingOriginals(bundle: folderPath, originals: originals)
+                    missing = absent
+                    if !absent.isEmpty && !derivatives {
+                        // Named as the folder, so it sorts just before it.
+                        keyed.append((Array(originals.utf8), problem(PhotoFinder.join(relative, originals), "\(absent.count) of \(total) photos of this Apple Photos library have no original here (kept in iCloud with \"Optimize Mac Storage\"); download the originals in Photos to include them, or use --library-derivatives")))
+                    }
+                }
+                let resources = edits || (derivatives && !missing.isEmpty)
+                only = Set([originals] + (resources ? ["resources"] : []))
+            } else if case .resources(let absent) = role {
+                only = Set((edits ? ["renders"] : []) + (derivatives && !absent.isEmpty ? ["derivatives"] : []))
+            } else if case .derivatives = role {
+                only = Set(texts.filter { $0 != "masters" })  // thumbnails
+            }
+            let photoNames = texts.filter(PhotoFinder.isPhotoName)
+            var skipped = Libraries.skippedForEdits(photoNames, edits: edits)
+            if case .originals(let bundle) = role, edits {
+                for name in photoNames where Libraries.hasRender(bundle: bundle, original: name) { skipped.insert(name) }
+            }
+            if role == .renders { skipped.formUnion(photoNames.filter { !Libraries.isRender($0) }) }
+            if case .derivatives(let absent) = role {
+                skipped.formUnion(Libraries.largestDerivatives(photoNames, in: folderPath, missing: absent))
+            }
+            let sidecars = Libraries.sidecars(
+                photos: photoNames, jsons: Set(texts.filter { $0.lowercased().hasSuffix(".json") }))
+            for (nameBytes, name) in zip(names, texts) {
+                if let only, !only.contains(name) { continue }
+                if skipped.contains(name) { continue }
                 let path = folder + (folder.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + nameBytes
-                if let entry = check(path, name: name, relative: PhotoFinder.join(relative, name)) {
+                let role: Libraries.Role =
+                    if let bundle {
+                        name == "resources" ? .resources(missing: missing) : .originals(bundle: bundle)
+                    } else {
+                        switch role {
+                        case .resources(let absent): name == "renders" ? .renders : .derivatives(missing: absent)
+                        default: role
+                        }
+                    }
+                let sidecar = sidecars[name].map { String(decoding: folderPath, as: UTF8.self) + "/" + $0 }
+                if let entry = check(path, name: name, relative: PhotoFinder.join(relative, name), role: role, sidecar: sidecar) {
                     if case .folder = entry {
                         keyed.append((Array(name.utf8) + [UInt8(ascii: "/")], entry))
                     } else {
@@ -147,7 +198,7 @@ public struct PhotoWalk: Sequence {
         }
 
         /// What one name in a folder is to the walk; nil when it is skipped.
-        private func check(_ path: [UInt8], name: String, relative rel: String) -> Entry? {
+        private func check(_ path: [UInt8], name: String, relative rel: String, role: Libraries.Role, sidecar: String?) -> Entry? {
             let finder = walk.finder
             if finder.isExcluded(name: name, relative: rel) { return nil }
             var info = stat()
@@ -170,7 +221,7 @@ public struct PhotoWalk: Sequence {
                     return problem(rel, "cannot read folder: \(systemError(errno))")
                 }
                 closedir(directory)
-                return .folder(path: path, relative: rel, identity: identity)
+                return .folder(path: path, relative: rel, identity: identity, role: role)
             case S_IFREG:
                 guard PhotoFinder.isPhotoName(name), finder.isIncluded(name: name, relative: rel) else { return nil }
                 let label = walk.labels[input]
@@ -181,6 +232,7 @@ public struct PhotoWalk: Sequence {
                     outputPrefix: PhotoFinder.join(label, safe.joined(separator: "/")), label: label)
                 // Kept only when the String cannot name the file (bytes that are not UTF-8).
                 if !text.utf8.elementsEqual(path) { photo.rawPath = path }
+                photo.sidecar = sidecar
                 photo.noteFile(info)
                 return .item(.photo(photo))
             default:

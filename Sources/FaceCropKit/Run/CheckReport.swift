@@ -14,11 +14,21 @@ enum CheckReport {
         if options.check, access(manifestPath, F_OK) != 0 {
             out.line("missing: \(manifestPath)")
         }
+        let dates = options.dates
         while let work = feed.nextWork() {
             switch work.item {
-            case .kept: continue
+            case .kept(let record):
+                // A run would drop it now (--since / --until changed).
+                if record.status != .error, !dates.admits(record.taken) {
+                    out.line("left out by --since/--until: \(PhotoFinder.join(record.label, record.source))")
+                }
             case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
             case .photo(let photo, let previous):
+                // Photos outside the dates are never recorded: not new.
+                if Plan.outside(dates, photo) {
+                    if work.earlier != nil { out.line("left out by --since/--until: \(photo.outputPrefix)") }
+                    continue
+                }
                 if let previous, Plan.sameContent(photo, as: previous) { continue }
                 let name = photo.outputPrefix
                 if let reason = work.reason {

@@ -9,7 +9,8 @@ extension FaceCropCommand {
         let config = detectorConfig(options)
         var detectors: [Detector] = []
         for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config)) }
-        let walk = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil)
+        let walk = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil,
+            libraryEdits: options.libraryEdits, libraryDerivatives: options.libraryDerivatives)
             .walk(options.inputs).makeIterator()
         let processor = PhotoProcessor(settings: CropSettings(options), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
         let work: @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord = { photo, _, detector in

@@ -51,7 +51,8 @@ enum Plan {
     static func walk(_ setup: RunSetup) throws(FaceCropError) -> AnyIterator<WalkItem> {
         let options = setup.options
         let finder = PhotoFinder(
-            include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output)
+            include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output,
+            libraryEdits: options.libraryEdits, libraryDerivatives: options.libraryDerivatives)
         let walk = try finder.walk(options.inputs).makeIterator()
         guard let shard = options.shard else { return AnyIterator(walk) }
         return AnyIterator {
@@ -63,6 +64,18 @@ enum Plan {
             }
             return nil
         }
+    }
+
+    /// Whether a run would leave the photo out by `dates`, by its capture
+    /// time as the run finds it (its header, else its Takeout sidecar); for
+    /// --check and --dry-run. False when it cannot be read (a run reports it).
+    static func outside(_ dates: DateRange, _ photo: Photo) -> Bool {
+        guard !dates.isEmpty else { return false }
+        let source = FileName.display(photo.source)
+        guard let bytes = try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: source),
+            let header = try? Picture.header(of: bytes, source: source)
+        else { return false }
+        return !dates.admits(header.taken ?? photo.sidecar.flatMap(Libraries.Sidecar.init(path:))?.taken)
     }
 
     /// Whether the photo's bytes hash to the record's (reads the file).

@@ -48,6 +48,13 @@ final class PlanFeed: IteratorProtocol {
     /// The oldest taken step has been recorded.
     func recorded() { pending.removeFirst() }
 
+    /// The oldest taken step is left out of the dataset (`--since` /
+    /// `--until`): not recorded, and the crops of its kept record go with --prune.
+    func leftOut(_ record: PhotoRecord) {
+        pruneCandidates?.formUnion(record.crops)
+        pending.removeFirst()
+    }
+
     /// A stopped run: the earlier records of every step not recorded, in
     /// order (the rest of the plan is walked to the end for them).
     func earlierRecords(_ body: (PhotoRecord) throws(WriteFailure) -> Void) throws(WriteFailure) {

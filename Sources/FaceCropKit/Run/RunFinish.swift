@@ -31,6 +31,10 @@ enum RunFinish {
         }
         if !options.quiet {
             Terminal.stderr(stats.summaryLine(output: output) + "\n")
+            if !options.dates.isEmpty {
+                let count = processed.outsideDates
+                Terminal.stderr("facecrop: \(count) photo\(count == 1 ? "" : "s") left out by --since/--until (taken outside the dates, or with no capture time)\n")
+            }
             if setup.recordedDeletions > 0 {
                 Terminal.stderr(DeletedCrops.summary(setup.recordedDeletions, path: setup.rejectionsPath) + "\n")
             }

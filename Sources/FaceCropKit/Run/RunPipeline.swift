@@ -5,6 +5,8 @@ struct Processed {
     /// The disk filled: the photo that found out is not recorded.
     var full: FaceCropError?
     var writeFailure: WriteFailure?
+    /// Photos `--since` / `--until` left out (not in the counts).
+    var outsideDates = 0
 }
 
 /// Step 3 of a run: the photos through the workers; each record goes to the
@@ -17,6 +19,8 @@ enum RunPipeline {
         var processor = PhotoProcessor(settings: setup.settings, outputRoot: setup.output, temporaries: files.temporaries)
         processor.journal = files.journal
         processor.rejections = setup.rejections
+        processor.dates = setup.options.dates
+        let dates = setup.options.dates
         let showBar = !setup.options.quiet && Terminal.stderrIsTerminal
         // The bar's total: on a terminal only, one more walk that only counts.
         let total = showBar ? ((try? Plan.walk(setup))?.reduce(0) { count, _ in count + 1 } ?? 0) : 0
@@ -36,6 +40,13 @@ enum RunPipeline {
                 // not recorded, so the next run processes it.
                 processed.full = record.error
                 return false
+            }
+            // --since / --until: left out of the dataset (a kept record too,
+            // when the dates changed since it was made).
+            if record.outsideDates || (kept && record.status != .error && !dates.admits(record.taken)) {
+                feed.leftOut(record)
+                processed.outsideDates += 1
+                return true
             }
             processed.counts.add(record, reused: kept)
             feed.recorded()
