@@ -4,7 +4,7 @@ Makes a dataset from Fixtures/ (faces, a photo without a face, an animated
 GIF, a JPEG XL) with the real facecrop binary, then reads it as training code does:
 Hugging Face `datasets` (the dataset card and metadata.jsonl, with photos
 and folders named with split words), `webdataset` over the exported
-shards, the README's three snippets, and a DVC pipeline. Prints
+shards, the three snippets of docs/manual.md, and a DVC pipeline. Prints
 'N passed, M failed' and exits 1 on any failure.
 """
 
