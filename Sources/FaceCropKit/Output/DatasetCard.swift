@@ -147,7 +147,8 @@ enum DatasetCard {
         out += "Every row: `image` (the crop; `file_name` in metadata.jsonl is its path relative to "
         out += contents.splits.isEmpty ? "this folder" : "its split's folder"
         out += "), then these columns, one for each field of the crop's `manifest.jsonl` line (a field a line "
-        out += "lacks is empty there). What each field means is in facecrop's manual, under manifest.jsonl.\n\n"
+        out += "lacks is empty there). What each field means is in facecrop's manual, under manifest.jsonl "
+        out += "(`docs/manual.md` in its source, `/usr/share/doc/facecrop/docs/manual.md` from its .deb).\n\n"
         out += "| column | type |\n| --- | --- |\n| `image` | image |\n"
         for name in contents.columns.names {
             out += "| `\(name)` | \(contents.columns.columns[name]!.typeName) |\n"
