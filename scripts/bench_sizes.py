@@ -34,7 +34,7 @@ Large crops: the 48 MP PNG and TIFF 8-bit once more with `--size 1024`
 (after only): crops that need more than the detection decode, so the photo
 is read a second time, down to the crops' bottom row.
 Writes bench-out/sizes-results.{json,md} and the plot bench-out/sizes.png
-(copy it to docs/sizes.png for the README).
+(copy it to docs/sizes.png for docs/measurements.md).
 """
 
 import json

@@ -2,8 +2,9 @@
 
 Makes a dataset from Fixtures/ (faces, a photo without a face, an animated
 GIF, a JPEG XL) with the real facecrop binary, then reads it as training code does:
-Hugging Face `datasets` (metadata.jsonl), `webdataset` over the exported
-shards, the README's three snippets, and a DVC pipeline. Prints
+Hugging Face `datasets` (the dataset card and metadata.jsonl, with photos
+and folders named with split words), `webdataset` over the exported
+shards, the three snippets of docs/manual.md, and a DVC pipeline. Prints
 'N passed, M failed' and exits 1 on any failure.
 """
 
@@ -64,8 +65,12 @@ def test_hugging_face(out, ok):
     import numpy
     from PIL import Image
 
-    faces = datasets.load_dataset("imagefolder", data_dir=str(out), split="train")
+    faces = datasets.load_dataset(str(out), split="train")
     check(len(faces) == len(ok), f"datasets: {len(faces)} rows, {len(ok)} ok crops")
+    # Without the card: `imagefolder` on the folder guesses splits from the
+    # words in its paths, and these have none.
+    plain = datasets.load_dataset("imagefolder", data_dir=str(out), split="train")
+    check(plain["crop"] == faces["crop"], "imagefolder with data_dir gives the same rows here")
     paths = faces.cast_column("image", datasets.Image(decode=False))["image"]
     for index, line in enumerate(ok):
         row = faces[index]
@@ -77,6 +82,54 @@ def test_hugging_face(out, ok):
             same = numpy.array_equal(numpy.asarray(row["image"]), numpy.asarray(image))
         check(same, f"datasets row {index}: the image's pixels are the crop's")
     check(isinstance(faces[0]["bbox"], list) and isinstance(faces[0]["score"], float), "bbox is a list, score a number")
+
+
+SPLIT_WORDS = ["test", "train", "valid", "dev", "eval", "testing"]
+
+
+def make_named_dataset(work, extra):
+    """Photos in folders and files named with the words `datasets` takes
+    splits from: test/train.jpg, train/valid.jpg, ... (each a fixture)."""
+    photos = work / "named-photos"
+    faces = sorted((ROOT / "Fixtures" / "faces").iterdir())
+    for index, word in enumerate(SPLIT_WORDS):
+        folder = photos / word
+        folder.mkdir(parents=True, exist_ok=True)
+        for offset, name in enumerate([SPLIT_WORDS[(index + 1) % len(SPLIT_WORDS)], f"{word}-{index}"]):
+            shutil.copy(faces[(index + offset) % len(faces)], folder / f"{name}.jpg")
+    out = work / ("named-out" + "".join(extra).replace("=", "").replace(",", "-").replace("--", "-"))
+    check(run([BIN, photos, "-o", out, "-q", *extra]).returncode == 0, f"facecrop makes the named dataset {extra}")
+    manifest = [json.loads(line) for line in (out / "manifest.jsonl").read_text().splitlines()]
+    return out, [line for line in manifest if line["status"] == "ok"]
+
+
+def test_split_words(work):
+    """`load_dataset(out)` reads the dataset card: every crop, with every
+    manifest column, in the declared splits, whatever the names."""
+    import datasets
+    from huggingface_hub import DatasetCard
+
+    for extra in [[], ["--split", "train=50,dev=25,eval=25"], ["--split", "a=1,b=1"]]:
+        out, ok = make_named_dataset(work, extra)
+        check(len(ok) >= 10, f"{extra}: {len(ok)} crops")
+        wanted = {}
+        for line in ok:
+            wanted.setdefault(line.get("split", "train"), []).append(line)
+        card = DatasetCard.load(out / "README.md")
+        configs = card.data.to_dict()["configs"]
+        declared = [entry["split"] for entry in configs[0]["data_files"]]
+        check(sorted(declared) == sorted(wanted), f"{extra}: the card declares {declared}, the crops are in {sorted(wanted)}")
+        faces = datasets.load_dataset(str(out))
+        check(sorted(faces) == sorted(wanted), f"{extra}: load_dataset gives the splits {sorted(faces)}")
+        for split, lines in wanted.items():
+            if split not in faces:
+                continue
+            rows = faces[split]
+            check(len(rows) == len(lines), f"{extra}: {split} has {len(rows)} rows, {len(lines)} crops")
+            columns = sorted(set(rows.column_names) - {"image"})
+            check(columns == sorted(lines[0]), f"{extra}: {split}'s columns are the manifest's: {columns}")
+            check(sorted(rows["crop"]) == sorted(line["crop"] for line in lines), f"{extra}: {split} has its own crops")
+            check(rows[0]["image"].size[0] > 0, f"{extra}: {split}'s images decode")
 
 
 def test_webdataset(out, ok, work):
@@ -106,16 +159,16 @@ def test_webdataset(out, ok, work):
 
 
 def test_snippets(out, ok, shards):
-    readme = (ROOT / "README.md").read_text()
+    readme = "".join(path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
     for name, argument in [("pytorch_webdataset.py", shards), ("hf_datasets.py", out), ("manifest.py", out)]:
         snippet = ROOT / "docs" / "loaders" / name
-        check(f"```python\n{snippet.read_text()}```\n" in readme, f"README shows docs/loaders/{name} as it is")
+        check(f"```python\n{snippet.read_text()}```\n" in readme, f"README.md or docs/*.md shows docs/loaders/{name} as it is")
         done = run([sys.executable, snippet, argument])
         first = done.stdout.split(";")[0]
         check(done.returncode == 0 and first == f"{len(ok)} crops", f"{name} reads {len(ok)} crops: {done.stdout.strip()}")
     for name in ["dvc.yaml", "params.yaml"]:
         text = (ROOT / "docs" / name).read_text()
-        check(f"```yaml\n{text}```\n" in readme, f"README shows docs/{name} as it is")
+        check(f"```yaml\n{text}```\n" in readme, f"README.md or docs/*.md shows docs/{name} as it is")
 
 
 def test_dvc(work):
@@ -163,6 +216,7 @@ def main():
 
         out, ok = timed("facecrop", make_dataset, work)
         timed("datasets", test_hugging_face, out, ok)
+        timed("split words", test_split_words, work)
         shards = timed("webdataset", test_webdataset, out, ok, work)
         timed("snippets", test_snippets, out, ok, shards)
         timed("dvc", test_dvc, work)

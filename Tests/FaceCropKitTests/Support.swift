@@ -216,12 +216,13 @@ func fingerprintWithStableReport(_ folder: URL) throws -> [String: String] {
 }
 
 /// Everything a user would compare between two datasets: crops, manifest,
-/// metadata.jsonl, contact sheets, the report's stable text and stats.json without its `run`
-/// section.
+/// metadata.jsonl, the dataset card, contact sheets, the report's stable text and stats.json
+/// without its `run` section.
 func datasetBytes(_ output: URL) throws -> [String: String] {
     var bytes = try fingerprintWithStableReport(output).filter { !$0.key.hasPrefix(".facecrop/") }
     // A finished dataset has its Hugging Face metadata, compared with the rest.
     #expect(bytes[HFMetadata.fileName] != nil || bytes[Manifest.fileName] == nil)
+    #expect(bytes[DatasetCard.fileName] != nil || bytes[Manifest.fileName] == nil)
     if bytes.removeValue(forKey: "stats.json") != nil {
         var stable = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
         stable.removeValue(forKey: "run")

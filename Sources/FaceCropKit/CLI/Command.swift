@@ -62,7 +62,7 @@ public enum FaceCropCommand {
     /// after each large free, so later large buffers land on the heap and are
     /// not given back, and every thread gets its own arena. Measured on 12 MP
     /// HEIC photos with --jobs 2: peak RSS 336 MB with the defaults, 257 MB
-    /// with a fixed 1 MB threshold and two arenas (README, Performance).
+    /// with a fixed 1 MB threshold and two arenas (docs/measurements.md, Performance).
     public static func tuneMemory() {
         CVipsShim_TuneMalloc(1 << 20, 2)
     }

@@ -1,6 +1,6 @@
 /// facecrop's exit statuses (sysexits.h values where one fits), each with
-/// its meaning in `table`: `--help`, `--man` and the README's "Exit status"
-/// section come from that table (ReadmeTests compares the README with it).
+/// its meaning in `table`: `--help`, `--man` and docs/manual.md's "Exit status"
+/// section come from that table (ReadmeTests compares the documentation with it).
 public enum ExitStatus {
     public static let success: Int32 = 0
     public static let failure: Int32 = 1
@@ -21,7 +21,7 @@ public enum ExitStatus {
         let status: Int32
         /// A few words, for `--help`.
         let name: String
-        /// One sentence, for the man page and the README.
+        /// One sentence, for the man page and the manual (docs/manual.md).
         let meaning: String
     }
 
@@ -49,7 +49,7 @@ public enum ExitStatus {
         Entry(status: terminated, name: "terminated", meaning: "Terminated (SIGTERM)."),
     ]
 
-    /// The README's rows for `table`, a Markdown table.
+    /// The manual's rows for `table`, a Markdown table (docs/manual.md).
     static var markdown: String {
         var lines = ["| status | name | meaning |", "| ---: | --- | --- |"]
         for entry in table { lines.append("| \(entry.status) | \(entry.name) | \(entry.meaning) |") }

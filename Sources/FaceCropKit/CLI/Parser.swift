@@ -3,7 +3,7 @@ import Foundation
 /// One command-line option of a command whose settings are `Settings`
 /// (`Options` for a run, `MergeCommand.Settings` for `merge`): its names,
 /// value, help, and what it does. A command's parser, `--help` (and for a
-/// run the man page, completions, config files and README check) all come
+/// run the man page, completions, config files and the documentation check) all come
 /// from its table of these.
 struct OptionSpec<Settings>: Sendable {
     let names: [String]
@@ -38,7 +38,7 @@ struct OptionSpec<Settings>: Sendable {
         return choices.isEmpty ? "[=\(value)]" : " [\(value)]"
     }
 
-    /// The names and value as `--help` and the README show them.
+    /// The names and value as `--help` and the manual (docs/manual.md) show them.
     var label: String { names.joined(separator: ", ") + (shownValue ?? "") }
 
     func repeated() -> Self { with { $0.repeatable = true } }

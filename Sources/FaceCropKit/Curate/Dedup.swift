@@ -47,7 +47,7 @@ public struct DedupFace: Sendable, Equatable {
 public enum Dedup {
     /// Faces whose hashes differ in at most this many of 64 bits are near-
     /// duplicates, and twice that at the same place in alike photos (see
-    /// `DedupFace.matches`; README.md, Near-duplicates, for how it was chosen).
+    /// `DedupFace.matches`; docs/manual.md, Near-duplicates, for how it was chosen).
     public static let defaultThreshold = 12
 
     /// For each face (in manifest order), the index of the face kept in its

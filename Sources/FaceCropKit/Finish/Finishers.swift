@@ -25,7 +25,8 @@ struct FinishSettings: Sendable {
     /// A shard sees only part of the dataset: it writes its clips, but
     /// `facecrop merge` makes the sheets and the report of the whole.
     var shard: Shard?
-    /// `--split`'s names: each split folder gets its own metadata.jsonl.
+    /// `--split`'s names: each split folder gets its own metadata.jsonl, and
+    /// the dataset card declares them.
     var splits: [String] = []
 
     /// The defaults: a contact sheet and a report, no clips (`facecrop merge`).
@@ -57,7 +58,11 @@ enum Finishers {
     private static func steps(_ run: FinishedRun, _ settings: FinishSettings) -> [String] {
         var failures: [String] = []
         // A shard's crops are only part of the dataset: merge writes the whole's.
-        if settings.shard == nil { failures += HFMetadata.write(run, splits: settings.splits) }
+        if settings.shard == nil {
+            let metadata = HFMetadata.write(run, splits: settings.splits)
+            failures += metadata.failures
+            failures += DatasetCard.write(run, splits: settings.splits, columns: metadata.columns)
+        }
         if let clips = settings.clips {
             failures += ClipStep.run(run, clips, suffix: StateStore(output: run.output, shard: settings.shard).suffix)
         }

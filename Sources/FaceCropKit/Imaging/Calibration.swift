@@ -2,7 +2,7 @@ import CFaceDetect
 import Foundation
 
 /// The numbers fitted on the development set (160 WIDER FACE validation
-/// photos, 183 faces >= 24 px; README, Measured quality): every threshold,
+/// photos, 183 faces >= 24 px; docs/measurements.md, Measured quality): every threshold,
 /// weight and box correction of the face detectors, in one place. The own
 /// set of scripts/eval (eval/boxes.json) was not used to fit them: it is the
 /// held-out check.

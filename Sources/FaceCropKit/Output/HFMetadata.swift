@@ -27,24 +27,30 @@ enum HFMetadata {
     /// The finishing step of a run or a merge: metadata.jsonl beside
     /// manifest.jsonl, for every crop; with `--split`, one in each split's
     /// folder instead (`load_dataset("imagefolder")` takes the folders as splits).
-    static func write(_ run: FinishedRun, splits: [String] = []) -> [String] {
+    /// Returns the errors met and the columns of every file written (the
+    /// dataset card lists them: the card's fields are metadata.jsonl's).
+    static func write(_ run: FinishedRun, splits: [String] = []) -> (failures: [String], columns: Columns) {
         let manifest = run.output + "/" + Manifest.fileName
         var failures: [String] = []
+        var columns = Columns()
         for within in splits.isEmpty ? [""] : splits {
             do throws(WriteFailure) {
                 if !within.isEmpty { try AtomicFile.makeFolder(run.output + "/" + within) }
-                try write(manifest: manifest, output: run.output, within: within, temporaries: run.temporaries)
+                columns.merge(try write(manifest: manifest, output: run.output, within: within, temporaries: run.temporaries))
             } catch {
                 failures.append("\(within.isEmpty ? "" : within + "/")\(fileName): \(error.reason)")
             }
         }
-        return failures
+        return (failures, columns)
     }
 
     /// Writes `output/within/metadata.jsonl` with the samples whose crop lies
     /// under `within` (a folder relative to `output`, "" for the whole
     /// dataset); `file_name` is relative to that folder.
-    static func write(manifest: String, output: String, within: String, temporaries: TemporaryFiles) throws(WriteFailure) {
+    @discardableResult
+    static func write(manifest: String, output: String, within: String, temporaries: TemporaryFiles) throws(WriteFailure)
+        -> Columns
+    {
         guard access(manifest, R_OK) == 0 else {
             throw WriteFailure(reason: "cannot read '\(manifest)': \(systemError(errno))")
         }
@@ -58,6 +64,7 @@ enum HFMetadata {
             try writer.append(columns.line(line.object, fileName: String(line.crop.dropFirst(prefix.count))))
         }
         try writer.commit()
+        return columns
     }
 
     /// What the first pass learns of each member.
@@ -67,6 +74,21 @@ enum HFMetadata {
             var kind: Kind
             /// A number with a fraction somewhere in it, on some line.
             var fraction = false
+            /// What the column holds, in words, from its first value that is
+            /// not null ("" while every value was null): the dataset card's.
+            var type = ""
+
+            mutating func merge(_ other: Column) {
+                if kind == .other { kind = other.kind }
+                fraction = fraction || other.fraction
+                if type.isEmpty { type = other.type }
+            }
+
+            /// "number" for a fraction anywhere, as metadata.jsonl writes it.
+            var typeName: String {
+                let base = type.isEmpty ? "null" : type
+                return fraction ? base.replacingOccurrences(of: "integer", with: "number") : base
+            }
         }
         private(set) var columns: [String: Column] = [:]
 
@@ -75,7 +97,42 @@ enum HFMetadata {
                 var column = columns[name] ?? Column(kind: Self.kind(of: value))
                 if column.kind == .other, !(value is NSNull) { column.kind = Self.kind(of: value) }
                 if Self.hasFraction(value) { column.fraction = true }
+                if column.type.isEmpty { column.type = Self.typeName(of: value) }
                 columns[name] = column
+            }
+        }
+
+        /// Another file's columns (a split's) added to these.
+        mutating func merge(_ other: Columns) {
+            for (name, column) in other.columns {
+                if var mine = columns[name] {
+                    mine.merge(column)
+                    columns[name] = mine
+                } else {
+                    columns[name] = column
+                }
+            }
+        }
+
+        /// The names in metadata.jsonl's order (after `file_name`).
+        var names: [String] { columns.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) }
+
+        /// A value's type in words: string, integer, number, boolean, list of
+        /// ..., object; "" for null.
+        static func typeName(of value: Any) -> String {
+            switch value {
+            case is String: return "string"
+            case let number as NSNumber:
+                switch numberType(number) {
+                case "c": return "boolean"
+                case "d", "f": return "number"
+                default: return "integer"
+                }
+            case let array as [Any]:
+                let element = array.lazy.map { typeName(of: $0) }.first { !$0.isEmpty }
+                return element.map { "list of " + ($0.hasPrefix("list") ? "lists" + $0.dropFirst(4) : $0 + "s") } ?? "list"
+            case is [String: Any]: return "object"
+            default: return ""
             }
         }
 
@@ -83,7 +140,7 @@ enum HFMetadata {
         func line(_ object: [String: Any], fileName: String) -> String {
             var out = "{\"file_name\": "
             JSON.quote(fileName, into: &out)
-            for name in columns.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for name in names {
                 let column = columns[name]!
                 out += ", "
                 JSON.quote(name, into: &out)

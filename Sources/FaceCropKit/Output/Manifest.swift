@@ -1,7 +1,7 @@
 import Foundation
 
 /// manifest.jsonl: one JSON object per line, a line per crop and a line per
-/// photo without crops, in source order (the contract in README.md). The
+/// photo without crops, in source order (the contract in docs/manual.md). The
 /// state file keeps each photo's lines too, so this is also where they are
 /// read back into a record.
 enum Manifest {

@@ -72,7 +72,7 @@ struct AlignedCropTests {
             let distance = meanDistance(points.points, template) * 112 / Double(side)
             // The issue asks for 4 px. One face, the astronaut pasted at its
             // original size into two-people.jpg, measures 4.3 px: 4.5 here, so
-            // that this test guards against getting worse (see the README).
+            // that this test guards against getting worse (see docs/manual.md, Alignment).
             #expect(distance <= (face["source"] as? String == "two-people.jpg" ? 4.5 : 4), "\(face["source"]!): \(distance) px at 112")
         }
     }

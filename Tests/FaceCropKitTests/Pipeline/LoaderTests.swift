@@ -92,18 +92,79 @@ struct LoaderTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let photos = work.appendingPathComponent("photos")
         let metadata = try Data(contentsOf: output.appendingPathComponent(HFMetadata.fileName))
+        let card = try Data(contentsOf: output.appendingPathComponent(DatasetCard.fileName))
         let parallel = work.appendingPathComponent("parallel")
         #expect(try runFaceCrop([photos.path, "-o", parallel.path, "-q", "--jobs", "2"]).status == 0)
         #expect(try Data(contentsOf: parallel.appendingPathComponent(HFMetadata.fileName)) == metadata)
+        #expect(try Data(contentsOf: parallel.appendingPathComponent(DatasetCard.fileName)) == card)
+        // A rerun that changes nothing writes the same card again.
+        #expect(try runFaceCrop([photos.path, "-o", parallel.path, "-q", "--jobs", "2"]).status == 0)
+        #expect(try Data(contentsOf: parallel.appendingPathComponent(DatasetCard.fileName)) == card)
 
         let shards = work.appendingPathComponent("shards")
         for index in 0..<2 {
             #expect(try runFaceCrop([photos.path, "-o", shards.path, "-q", "--shard", "\(index)/2"]).status == 0)
         }
         #expect(!FileManager.default.fileExists(atPath: shards.appendingPathComponent(HFMetadata.fileName).path))
+        #expect(!FileManager.default.fileExists(atPath: shards.appendingPathComponent(DatasetCard.fileName).path))
         let merged = work.appendingPathComponent("merged")
         #expect(try runFaceCrop(["merge", merged.path, shards.path, "-q"]).status == 0)
         #expect(try Data(contentsOf: merged.appendingPathComponent(HFMetadata.fileName)) == metadata)
+        #expect(try Data(contentsOf: merged.appendingPathComponent(DatasetCard.fileName)) == card)
+    }
+
+    /// The card declares the one split and lists metadata.jsonl's columns,
+    /// each with its type, and the run's counts.
+    @Test func theDatasetCardDeclaresTheSplitsAndListsEveryColumn() throws {
+        let (work, output) = try dataset()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let card = try String(contentsOf: output.appendingPathComponent(DatasetCard.fileName), encoding: .utf8)
+        #expect(card.hasPrefix("---\n"))
+        #expect(card.contains("  data_files:\n  - split: train\n    path:\n    - \"metadata.jsonl\"\n    - \"**/*.jpg\"\n---\n"))
+        #expect(card.contains("\n\(DatasetCard.marker)\n"))
+        let first = try lines(output.appendingPathComponent(HFMetadata.fileName))[0]
+        for name in first.keys where name != "file_name" {
+            #expect(card.contains("\n| `\(name)` | "), "the card lacks the column \(name)")
+        }
+        #expect(card.contains("| `bbox` | list of integers |") && card.contains("| `score` | number |"))
+        let samples = try readManifest(output).filter { $0["status"] as? String == "ok" }.count
+        #expect(card.contains("| train | \(samples) | `.` |"))
+        #expect(card.contains("## Licence\n\n<!-- licence:"))
+    }
+
+    /// With --split, each split is declared with its folder's metadata.jsonl;
+    /// a split without a crop is left out of the header.
+    @Test func theCardDeclaresTheSplitNamesButNotAnEmptyOne() throws {
+        // dev's share is one in a million: with these photos it has no crop.
+        let (work, split) = try dataset(["--split", "dev=1,eval=999999"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let card = try String(contentsOf: split.appendingPathComponent(DatasetCard.fileName), encoding: .utf8)
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: split.appendingPathComponent("stats.json"))) as! [String: Any]
+        let counts = stats["splits"] as! [String: Int]
+        #expect(card.contains("  - split: eval\n    path:\n    - \"eval/metadata.jsonl\"\n    - \"**/*.jpg\"\n"))
+        #expect(card.contains("  - split: dev\n") == (counts["dev"]! > 0))
+        #expect(card.contains("| eval | \(counts["eval"]!) | `eval/` |"))
+    }
+
+    /// A README.md facecrop did not write is left as it is, said on stderr;
+    /// one it wrote (the marker line) is written again.
+    @Test func aReadmeFacecropDidNotWriteIsNeverReplaced() throws {
+        let (work, output) = try dataset()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let path = output.appendingPathComponent(DatasetCard.fileName)
+        let ours = try Data(contentsOf: path)
+        let mine = Data("# My faces\n\nMy own words.\n".utf8)
+        try mine.write(to: path)
+        let photos = work.appendingPathComponent("photos")
+        let rerun = try runFaceCrop([photos.path, "-o", output.path, "-q"])
+        #expect(rerun.status == 0)
+        #expect(rerun.stderr.contains("facecrop: note: '\(output.path)/README.md' was not written by facecrop: it is left as it is"))
+        #expect(try Data(contentsOf: path) == mine)
+        // With the marker line, the file is facecrop's again.
+        try Data((String(decoding: mine, as: UTF8.self) + DatasetCard.marker + "\n").utf8).write(to: path)
+        let again = try runFaceCrop([photos.path, "-o", output.path, "-q"])
+        #expect(again.status == 0 && !again.stderr.contains("note"))
+        #expect(try Data(contentsOf: path) == ours)
     }
 
     @Test func webDatasetShardsHoldEveryCropThenItsLineAndAreTheSameBytesAgain() throws {
@@ -161,7 +222,10 @@ struct LoaderTests {
         try writer.add(name: long, contents: Array("hello".utf8))
         try writer.add(name: "short.json", contents: Array("{}".utf8))
         try writer.commit()
-        #expect(try runTool("/usr/bin/tar", ["-tf", path]) == long + "\nshort.json\n")
+        // `--quoting-style=literal`: GNU tar escapes the name's é as \303\251
+        // in a locale without UTF-8 (LANG unset, as on a fresh CI machine);
+        // literal prints the name's bytes whatever the locale.
+        #expect(try runTool("/usr/bin/tar", ["--quoting-style=literal", "-tf", path]) == long + "\nshort.json\n")
         #expect(try runTool("/usr/bin/tar", ["-xOf", path, long]) == "hello")
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
         #expect(size % TarWriter.record == 0)

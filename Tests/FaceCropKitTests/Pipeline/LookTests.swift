@@ -78,7 +78,7 @@ struct ContactSheetTests {
         let crops = try readManifest(run.output).compactMap { $0["crop"] as? String }
         #expect(crops.count == 16)
 
-        // README: columns = ceil(sqrt(n)) (at most 32), tiles 128 x (128 + 18) pixels, 2 apart.
+        // docs/manual.md: columns = ceil(sqrt(n)) (at most 32), tiles 128 x (128 + 18) pixels, 2 apart.
         let columns = Int(Double(crops.count).squareRoot().rounded(.up))
         let rows = (crops.count + columns - 1) / columns
         let sheetPath = run.output.appendingPathComponent("contact-sheet.png").path
