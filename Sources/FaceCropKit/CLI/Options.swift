@@ -128,7 +128,7 @@ public enum OptionTable {
         .value(["--model"], "FILE", "Face detection model (.onnx) for --detector yunet or centerface (default: $FACECROP_MODEL for yunet, $FACECROP_CENTERFACE_MODEL for centerface, then PREFIX/share/facecrop/, then ./models/).") {
             $0.model = $1
         },
-        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.55 for cascade, 0.8 for yunet, 0.5 for centerface, calibrated on a WIDER development set); higher is surer.") {
+        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.55 for cascade, 0.8 for yunet, 0.56 for centerface, calibrated on a WIDER development set); higher is surer.") {
             $0.minScore = try double($1, "--min-score", 0...1)
         },
         .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces (three cat face cascades voting).") {

@@ -9,13 +9,15 @@ import Foundation
 enum Calibration {
     /// Keep faces scoring at least this unless --min-score says otherwise.
     /// `cascade` 0.55: dev precision 0.92 at recall 0.30 (0.45 gave
-    /// P 0.85 / R 0.33); `yunet` 0.8: dev precision 0.97 (0.7 gives 0.92).
+    /// P 0.85 / R 0.33); `yunet` 0.8: dev precision 0.97 (0.7 gives 0.92);
+    /// `centerface` 0.56: P 0.955, R 0.803, F1 0.872 (0.5: P 0.927 R 0.831
+    /// F1 0.876; 0.6: P 0.973 R 0.776 F1 0.863; docs/centerface.md).
     static func defaultMinScore(_ kind: DetectorKind) -> Double {
         switch kind {
         case .cascade: 0.55
         case .haar: 0
         case .yunet: 0.8
-        case .centerface: 0.5
+        case .centerface: 0.56
         }
     }
 
@@ -78,6 +80,7 @@ enum Calibration {
         case .cascade: BoxCorrection(dx: -0.01, dy: 0.03, sx: 0.84, sy: 1.05)
         case .haar: BoxCorrection(dx: -0.02, dy: 0.03, sx: 0.83, sy: 1.03)
         case .yunet: BoxCorrection()
+        // CenterFace's fit is the identity too (centre within 0.8 %, area 1.02).
         case .centerface: BoxCorrection()
         }
     }
