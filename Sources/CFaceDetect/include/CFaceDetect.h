@@ -222,7 +222,9 @@ void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int 
 /// row) padded onto their canvas. Keeps faces whose heatmap peak is at
 /// least `score_threshold` (> 0) and whose centre is in the image, after
 /// non-maximum suppression at `nms_threshold` IoU; boxes are clipped to the
-/// image. The landmarks are in the network's order (left eye in the image,
+/// image. When the long side is over 400 px, faces of a fifth of it or more
+/// (and at least 192 px) come from a second pass on a copy shrunk to 320 px instead (the
+/// network's boxes for faces over ~250 px are wrong). The landmarks are in the network's order (left eye in the image,
 /// right eye, nose tip, mouth corners left then right in the image, for an
 /// upright face). Free `*faces` with CFaceDetect_Free.
 int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *net, const uint8_t *rgb, int width, int height,

@@ -409,9 +409,9 @@ final class YuNet {
 /// Not thread-safe: owned by one `Detector`.
 final class CenterFace {
     /// Canvas sizes held at once: a phone library's landscape and portrait
-    /// photos at the detection size, and one more (a square, a panorama, a
-    /// small photo). About 60 MB each at 1024 x 768 (docs/centerface.md).
-    static let maxNets = 3
+    /// photos, each at the detection size and at 320 px (the large-face
+    /// pass). Measured cost in docs/centerface.md.
+    static let maxNets = 4
 
     private let handle: OpaquePointer
 

@@ -248,4 +248,33 @@ struct DetectionTests {
             }
         }
     }
+
+    /// A face filling most of the photo (Grace Hopper's face cut close and
+    /// enlarged 3.4x by ffmpeg: about 620 px in a 959 x 1020 photo) is
+    /// beyond CenterFace's reach at the detection size; the 320 px pass
+    /// finds it, with its box.
+    @Test func centerFaceFindsAFaceFillingThePhoto() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/fetch-centerface (scripts/test does)")
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let (cutX, cutY, cutW, cutH, scale) = (125, 90, 282, 300, 3.4)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ClipTests.debianFFmpeg)
+        process.arguments = ["-v", "error", "-y", "-i", fixtures.appendingPathComponent("faces/grace_hopper.jpg").path, "-vf",
+                             "crop=\(cutW):\(cutH):\(cutX):\(cutY),scale=959:1020:flags=bicubic", "-q:v", "2",
+                             photos.appendingPathComponent("close.jpg").path]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "ffmpeg could not make the close-up")
+        let face = expectedAnswers["faces/grace_hopper.jpg"]!.boxes[0]
+        let truth = PixelRect(x: Int(Double(face.x - cutX) * scale), y: Int(Double(face.y - cutY) * scale),
+                              width: Int(Double(face.width) * scale), height: Int(Double(face.height) * scale))
+        let output = work.appendingPathComponent("dataset")
+        let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", "centerface", "--model", Self.centerFaceModel])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let boxes = try readManifest(output).compactMap { rect($0["bbox"]) }
+        #expect(boxes.count == 1 && intersectionOverUnion(boxes[0], truth) >= 0.7, "\(boxes) for \(truth)")
+    }
 }
