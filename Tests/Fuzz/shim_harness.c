@@ -140,8 +140,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (CFaceDetect_CenterFaceDetect(centerface, rgb, width, height, (size_t)width * 3, 0.5f, 0.3f, &faces, &count,
                                          &message) != CFaceDetect_OK) {
             CFaceDetect_Free(message);
+            message = NULL;
         }
         CFaceDetect_Free(faces);
+        faces = NULL;
+        // Twice the size (nearest), so that a long side over 400 px takes
+        // the large-face pass at 320 px too.
+        uint8_t *twice = malloc((size_t)width * height * 12);
+        if (twice) {
+            for (int y = 0; y < 2 * height; y++)
+                for (int x = 0; x < 2 * width; x++)
+                    for (int c = 0; c < 3; c++)
+                        twice[((size_t)y * 2 * width + x) * 3 + c] = rgb[((size_t)(y / 2) * width + x / 2) * 3 + c];
+            if (CFaceDetect_CenterFaceDetect(centerface, twice, 2 * width, 2 * height, (size_t)width * 6, 0.5f, 0.3f,
+                                             &faces, &count, &message) != CFaceDetect_OK) {
+                CFaceDetect_Free(message);
+                message = NULL;
+            }
+            CFaceDetect_Free(faces);
+            free(twice);
+        }
         CVipsShim_Free(rgb);
     } else if (centerface) {
         CVipsShim_Free(message);
