@@ -1,6 +1,6 @@
 // Drives the C shims (CVipsShim, CFaceDetect) the way a facecrop worker does,
 // over arbitrary bytes: header, shrink-on-load decode, grayscale, cascade
-// detection, one crop encoded, turned crops warped (warp.c: encoded, and as
+// and CenterFace detection, one crop encoded, turned crops warped (warp.c: encoded, and as
 // pixels for the arcface remeasure). Built two ways by scripts/fuzz and
 // scripts/sanitize:
 //   - with libFuzzer (-fsanitize=fuzzer,address): LLVMFuzzerTestOneInput;
@@ -16,6 +16,10 @@
 
 static CFaceDetect_Cascade *cascade;
 static CFaceDetect_People *people;
+// CenterFace, when its model is there ($SHIM_CENTERFACE, else
+// models/centerface.onnx: scripts/fetch-centerface), keeping two networks so
+// that the fixtures' mixed canvas sizes also drop and remake them.
+static CFaceDetect_CenterFace *centerface;
 
 static void start(void) {
     if (cascade) return;
@@ -34,6 +38,16 @@ static void start(void) {
     if (CFaceDetect_PeopleNew(&people, &message) != CFaceDetect_OK) {
         fprintf(stderr, "people: %s\n", message ? message : "?");
         exit(2);
+    }
+    const char *model = getenv("SHIM_CENTERFACE");
+    if (!model) model = "models/centerface.onnx";
+    FILE *probe = fopen(model, "rb");
+    if (probe) {
+        fclose(probe);
+        if (CFaceDetect_CenterFaceNew(model, 2, &centerface, &message) != CFaceDetect_OK) {
+            fprintf(stderr, "centerface: %s\n", message ? message : "?");
+            exit(2);
+        }
     }
 }
 
@@ -117,7 +131,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         warp_once(image, outside, 16, CVipsShim_PadBlack, 0);
     } else {
         CVipsShim_Free(message);
+        message = NULL;
     }
+    uint8_t *rgb = NULL;
+    if (centerface && CVipsShim_ImageRGB(image, &rgb, &width, &height, &message) == CVipsShim_OK) {
+        CFaceDetect_YuNetFace *faces = NULL;
+        size_t count = 0;
+        if (CFaceDetect_CenterFaceDetect(centerface, rgb, width, height, (size_t)width * 3, 0.5f, 0.3f, &faces, &count,
+                                         &message) != CFaceDetect_OK) {
+            CFaceDetect_Free(message);
+            message = NULL;
+        }
+        CFaceDetect_Free(faces);
+        faces = NULL;
+        // Twice the size (nearest), so that a long side over 400 px takes
+        // the large-face pass at 320 px too.
+        uint8_t *twice = malloc((size_t)width * height * 12);
+        if (twice) {
+            for (int y = 0; y < 2 * height; y++)
+                for (int x = 0; x < 2 * width; x++)
+                    for (int c = 0; c < 3; c++)
+                        twice[((size_t)y * 2 * width + x) * 3 + c] = rgb[((size_t)(y / 2) * width + x / 2) * 3 + c];
+            if (CFaceDetect_CenterFaceDetect(centerface, twice, 2 * width, 2 * height, (size_t)width * 6, 0.5f, 0.3f,
+                                             &faces, &count, &message) != CFaceDetect_OK) {
+                CFaceDetect_Free(message);
+                message = NULL;
+            }
+            CFaceDetect_Free(faces);
+            free(twice);
+        }
+        CVipsShim_Free(rgb);
+    } else if (centerface) {
+        CVipsShim_Free(message);
+    }
+    message = NULL;
     CVipsShim_ImageFree(image);
     image = NULL;
     // The crop decodes: the whole photo (HEIF/AVIF through libheif's planes),
@@ -159,6 +206,7 @@ int main(int argc, char **argv) {
     }
     CFaceDetect_CascadeClose(cascade);
     CFaceDetect_PeopleClose(people);
+    CFaceDetect_CenterFaceClose(centerface);
     printf("shim harness: %d files, no sanitizer errors\n", argc - 1);
     return 0;
 }

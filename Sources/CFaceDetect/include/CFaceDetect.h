@@ -203,6 +203,39 @@ int CFaceDetect_YuNetDetect(CFaceDetect_YuNet *net, const uint8_t *rgb, int widt
 
 void CFaceDetect_YuNetClose(CFaceDetect_YuNet *net);
 
+/// A CenterFace face detection network (ONNX) run through cv::dnn. It keeps
+/// one network per canvas size (see CFaceDetect_CenterFaceCanvas), at most
+/// `max_nets` of them, because OpenCV 4.6 gives wrong results when one
+/// CenterFace network is run at a second input size. Not thread-safe.
+typedef struct CFaceDetect_CenterFace CFaceDetect_CenterFace;
+
+int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDetect_CenterFace **net, char **message);
+
+/// The canvas an image of `width` x `height` is padded onto (right and
+/// bottom, black) before the network sees it: the long side from a ladder
+/// (320, 480, 640, 800, 1024, 1280, 1600, 2048, 2560, 3200, 4096, then
+/// multiples of 1024), the short side 9/16, 3/4 or all of it (multiples of
+/// 32), the smallest that holds the image, in the image's orientation.
+void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int *canvas_height);
+
+/// Runs the network on 8-bit RGB pixels (3 bytes a pixel, `stride` bytes a
+/// row) padded onto their canvas. Keeps faces whose heatmap peak is at
+/// least `score_threshold` (> 0) and whose centre is in the image, after
+/// non-maximum suppression at `nms_threshold` IoU; boxes are clipped to the
+/// image. When the long side is over 400 px, faces of a fifth of it or more
+/// (and at least 192 px) come from a second pass on a copy shrunk to 320 px instead (the
+/// network's boxes for faces over ~250 px are wrong). The landmarks are in the network's order (left eye in the image,
+/// right eye, nose tip, mouth corners left then right in the image, for an
+/// upright face). Free `*faces` with CFaceDetect_Free.
+int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *net, const uint8_t *rgb, int width, int height,
+                                 size_t stride, float score_threshold, float nms_threshold,
+                                 CFaceDetect_YuNetFace **faces, size_t *count, char **message);
+
+/// How many networks (canvas sizes) it holds now.
+int CFaceDetect_CenterFaceNetCount(const CFaceDetect_CenterFace *net);
+
+void CFaceDetect_CenterFaceClose(CFaceDetect_CenterFace *net);
+
 /// Frees boxes and messages the shim handed out.
 void CFaceDetect_Free(void *pointer);
 

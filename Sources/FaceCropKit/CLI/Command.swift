@@ -83,7 +83,7 @@ public enum FaceCropCommand {
         let folder = (resolveCascade(nil) as NSString).deletingLastPathComponent
         return DetectorConfig(
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
-            modelPath: options.detector == .yunet ? ModelLocator.resolve(options.model) : options.model, minNeighbors: options.minNeighbors,
+            modelPath: options.detector.usesModel ? ModelLocator.resolve(options.model, kind: options.detector) : options.model, minNeighbors: options.minNeighbors,
             minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
             needsPeople: options.personOnly, needsEyes: options.align != .none)
     }

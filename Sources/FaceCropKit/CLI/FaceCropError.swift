@@ -61,8 +61,9 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .ffmpegUnavailable(let path, let reason):
             return "cannot use ffmpeg '\(path)' for clips: \(reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
         case .modelUnavailable(let path, let reason):
-            if path.isEmpty { return "cannot load the YuNet model: \(reason)" }
-            return "cannot load model '\(path)': \(reason) (--detector yunet needs --model FILE.onnx, a YuNet face detection model)"
+            if path.isEmpty { return "cannot load the face detection model: \(reason)" }
+            return "cannot load model '\(path)': \(reason) (--detector yunet and --detector centerface need --model FILE.onnx, "
+                + "a YuNet or CenterFace face detection model)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
             .tooLarge(let path, _), .detectionFailed(let path, _), .encodeFailed(let path, _), .writeFailed(let path, _),
             .outputFull(let path, _):

@@ -92,9 +92,10 @@ public struct Options: Sendable, Equatable {
 
     /// `--jobs`, or the number of active cores.
     public var effectiveJobs: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
-    /// --detect-size, else 1024 for the cascades; nil for YuNet: chosen per
-    /// photo from its size and --min-face (`Calibration.detectSize`).
-    public var effectiveDetectSize: Int? { detectSize ?? (detector == .yunet ? nil : 1024) }
+    /// --detect-size, else 1024 for the cascades; nil for YuNet and
+    /// CenterFace: chosen per photo from its size and --min-face
+    /// (`Calibration.detectSize`).
+    public var effectiveDetectSize: Int? { detectSize ?? (detector.usesModel ? nil : 1024) }
 }
 
 public enum OptionTable {
@@ -129,13 +130,13 @@ public enum OptionTable {
         .value(["--cascade"], "PATH", "OpenCV cascade XML (default: Debian's haarcascade_frontalface_alt2.xml).") {
             $0.cascade = $1
         },
-        .value(["--detector"], "cascade|haar|yunet", "Face detector: several Debian cascades with eye and cross-checks (default), one cascade alone (--cascade), or a YuNet ONNX model (--model).") {
+        .value(["--detector"], "cascade|haar|yunet|centerface", "Face detector: several Debian cascades with eye and cross-checks (default), one cascade alone (--cascade), a YuNet ONNX model (--model), or the CenterFace ONNX model (--model; the best faces).") {
             $0.detector = try choice($1, "--detector")
         },
-        .value(["--model"], "FILE", "YuNet face detection model (.onnx) for --detector yunet (default: $FACECROP_MODEL, then PREFIX/share/facecrop/, then ./models/).") {
+        .value(["--model"], "FILE", "Face detection model (.onnx) for --detector yunet or centerface (default: $FACECROP_MODEL for yunet, $FACECROP_CENTERFACE_MODEL for centerface, then PREFIX/share/facecrop/, then ./models/).") {
             $0.model = $1
         },
-        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.55 for cascade, 0.8 for yunet, calibrated on a WIDER development set); higher is surer.") {
+        .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.55 for cascade, 0.8 for yunet, 0.56 for centerface, calibrated on a WIDER development set); higher is surer.") {
             $0.minScore = try double($1, "--min-score", 0...1)
         },
         .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces (three cat face cascades voting).") {
@@ -151,7 +152,7 @@ public enum OptionTable {
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
             $0.minNeighbors = try int($1, "--min-neighbors", 1...100)
         },
-        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024; with --detector yunet 640, or more, up to 1280, so that a --min-face face is still 20 px).") {
+        .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024; with --detector yunet 640, or more, up to 1280, so that a --min-face face is still 20 px; with --detector centerface 1024, or more, up to 1280, so that it is still 16 px).") {
             $0.detectSize = try int($1, "--detect-size", 64...16384)
         },
         .value(["-j", "--jobs"], "N", "Photos processed at once (default: number of cores).") {

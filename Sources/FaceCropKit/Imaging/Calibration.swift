@@ -9,12 +9,15 @@ import Foundation
 enum Calibration {
     /// Keep faces scoring at least this unless --min-score says otherwise.
     /// `cascade` 0.55: dev precision 0.92 at recall 0.30 (0.45 gave
-    /// P 0.85 / R 0.33); `yunet` 0.8: dev precision 0.97 (0.7 gives 0.92).
+    /// P 0.85 / R 0.33); `yunet` 0.8: dev precision 0.97 (0.7 gives 0.92);
+    /// `centerface` 0.56: P 0.955, R 0.803, F1 0.872 (0.5: P 0.927 R 0.831
+    /// F1 0.876; 0.6: P 0.973 R 0.776 F1 0.863; docs/centerface.md).
     static func defaultMinScore(_ kind: DetectorKind) -> Double {
         switch kind {
         case .cascade: 0.55
         case .haar: 0
         case .yunet: 0.8
+        case .centerface: 0.56
         }
     }
 
@@ -77,6 +80,8 @@ enum Calibration {
         case .cascade: BoxCorrection(dx: -0.01, dy: 0.03, sx: 0.84, sy: 1.05)
         case .haar: BoxCorrection(dx: -0.02, dy: 0.03, sx: 0.83, sy: 1.03)
         case .yunet: BoxCorrection()
+        // CenterFace's fit is the identity too (centre within 0.8 %, area 1.02).
+        case .centerface: BoxCorrection()
         }
     }
 
@@ -85,10 +90,24 @@ enum Calibration {
     /// a face of `minFace` photo pixels would otherwise shrink below
     /// `yunetReach`, up to 1280 px (about 4x the memory and time of 640).
     static func detectSize(kind: DetectorKind, longSide: Int, minFace: Int) -> Int {
-        guard kind == .yunet else { return 1024 }
-        let needed = (Double(longSide) * yunetReach / Double(max(1, minFace))).rounded(.up)
-        return min(1280, max(640, Int(needed)))
+        switch kind {
+        case .cascade, .haar: return 1024
+        case .yunet:
+            let needed = (Double(longSide) * yunetReach / Double(max(1, minFace))).rounded(.up)
+            return min(1280, max(640, Int(needed)))
+        case .centerface:
+            let needed = (Double(longSide) * centerFaceReach / Double(max(1, minFace))).rounded(.up)
+            return min(1280, max(1024, Int(needed)))
+        }
     }
+
+    /// The smallest face, in detection pixels, CenterFace finds reliably at
+    /// its default --min-score (docs/centerface.md). The detection size
+    /// starts at 1024, not lower: the faces stay within the network's reach
+    /// at the large end too (a 1,200 px face in a 4,098 px photo is missed
+    /// at full resolution and found at 1024 px, a 300 px face), and 1280
+    /// caps the time (1.6x that of 1024).
+    static let centerFaceReach = 16.0
 
     /// The smallest face, in detection pixels, YuNet finds reliably at its
     /// default --min-score: 20 px. The network reaches 10 px, but such faces

@@ -9,6 +9,12 @@ public enum DetectorKind: String, Sendable, CaseIterable {
     case haar
     /// A YuNet ONNX model (`--model`) through OpenCV's DNN module.
     case yunet
+    /// The CenterFace ONNX model (`--model`, else found by `ModelLocator`)
+    /// through OpenCV's DNN module.
+    case centerface
+
+    /// Whether it is a network with an ONNX model (`--model`).
+    var usesModel: Bool { self == .yunet || self == .centerface }
 }
 
 /// What is cropped.
@@ -24,7 +30,7 @@ struct Subject: Sendable, Equatable {
     var score: Double
     /// The eye centres (left in the image first), when they were found.
     var eyes: EyePair?
-    /// Five landmarks found together (YuNet).
+    /// Five landmarks found together (YuNet, CenterFace).
     var five: FaceLandmarks? = nil
 
     /// The five landmarks: YuNet's, or from the eyes the cascades found
@@ -89,6 +95,7 @@ final class Detector: @unchecked Sendable {
     /// cat-face boxes that are human faces.
     private let humanFace: Cascade?
     private let yunet: YuNet?
+    private let centerFace: CenterFace?
     /// A second YuNet network for `remeasured`, made on first use. OpenCV's
     /// DNN re-plans a network whenever its input size changes; one network
     /// kept at the remeasure's canvas and one at the detection size spare
@@ -101,12 +108,12 @@ final class Detector: @unchecked Sendable {
             try Cascade(path: (config.cascadeFolder as NSString).appendingPathComponent(name))
         }
         let faces = config.target == .face
-        primary = config.kind == .yunet && faces ? nil : try Cascade(path: config.cascadePath)
+        primary = config.kind.usesModel && faces ? nil : try Cascade(path: config.cascadePath)
         let ensemble = faces && config.kind == .cascade
         let cats = config.target == .catface
         confirm = ensemble || cats ? try load("haarcascade_frontalface_default.xml") : nil
         humanFace = cats ? try load(DetectorConfig.cascadeName(for: .face)) : nil
-        let eyes = cats || faces && config.kind != .yunet && (ensemble || config.needsEyes)
+        let eyes = cats || faces && !config.kind.usesModel && (ensemble || config.needsEyes)
         eye = eyes ? try load("haarcascade_eye.xml") : nil
         eyeglasses = eyes ? try load("haarcascade_eye_tree_eyeglasses.xml") : nil
         people = config.needsPeople || config.target == .body ? try People() : nil
@@ -119,18 +126,20 @@ final class Detector: @unchecked Sendable {
         } else {
             catFaces = nil
         }
-        if config.kind == .yunet && faces {
+        if config.kind.usesModel && faces {
             guard let path = config.modelPath else {
-                throw .modelUnavailable("", reason: ModelLocator.missingReason)
+                throw .modelUnavailable("", reason: ModelLocator.missingReason(config.kind))
             }
-            yunet = try YuNet(path: path)
+            yunet = config.kind == .yunet ? try YuNet(path: path) : nil
+            centerFace = config.kind == .centerface ? try CenterFace(path: path) : nil
         } else {
             yunet = nil
+            centerFace = nil
         }
     }
 
     /// Whether `find` needs the photo's colour pixels.
-    var needsColour: Bool { yunet != nil }
+    var needsColour: Bool { yunet != nil || centerFace != nil }
 
     /// YuNet's `landmarks` (in `picture`'s pixels) measured again on the
     /// face cut upright at ArcFace's scale (`Alignment.remeasured`).
@@ -157,7 +166,8 @@ final class Detector: @unchecked Sendable {
             switch config.kind {
             case .cascade: found = try ensemble(gray, minSide: minSide, source: source)
             case .haar: found = try single(gray, minSide: minSide, source: source)
-            case .yunet: found = try network(rgb ?? RGBImage(width: 0, height: 0, pixels: []), minSide: minSide, source: source)
+            case .yunet, .centerface:
+                found = try network(rgb ?? RGBImage(width: 0, height: 0, pixels: []), minSide: minSide, source: source)
             }
             // Every detector's box onto one convention (brow to chin, ear to ear).
             let correction = Calibration.boxCorrection(config.kind)
@@ -277,9 +287,15 @@ final class Detector: @unchecked Sendable {
     }
 
     private func network(_ rgb: RGBImage, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
-        guard let yunet else { return [] }
-        return try yunet.detect(rgb, minScore: Float(config.minScore), source: source)
-            .filter { max($0.box.width, $0.box.height) >= minSide }
+        let found: [Subject]
+        if let yunet {
+            found = try yunet.detect(rgb, minScore: Float(config.minScore), source: source)
+        } else if let centerFace {
+            found = try centerFace.detect(rgb, minScore: Float(config.minScore), source: source)
+        } else {
+            return []
+        }
+        return found.filter { max($0.box.width, $0.box.height) >= minSide }
     }
 
     /// People found by the HOG detector, in `gray`'s pixels: on `gray` as
@@ -383,6 +399,67 @@ final class YuNet {
                 score: (Double(face.score) * 10_000).rounded() / 10_000,
                 eyes: EyePair(x1: Double(a.0), y1: Double(a.1), x2: Double(b.0), y2: Double(b.1)),
                 five: FaceLandmarks(yunet: face))
+        }
+    }
+}
+
+/// A CenterFace face detection network: one cv::dnn network per canvas size
+/// (at most `CenterFace.maxNets`), because OpenCV 4.6 gives wrong results
+/// when one network is run at a second input size (CFaceDetect_CenterFaceNew).
+/// Not thread-safe: owned by one `Detector`.
+final class CenterFace {
+    /// Canvas sizes held at once: a phone library's landscape and portrait
+    /// photos, each at the detection size and at 320 px (the large-face
+    /// pass). Measured cost in docs/centerface.md.
+    static let maxNets = 4
+
+    private let handle: OpaquePointer
+
+    init(path: String, maxNets: Int = CenterFace.maxNets) throws(FaceCropError) {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        guard CFaceDetect_CenterFaceNew(path, Int32(maxNets), &handle, &message) == 0, let handle else {
+            throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
+        }
+        self.handle = handle
+    }
+
+    deinit { CFaceDetect_CenterFaceClose(handle) }
+
+    /// Networks (canvas sizes) held now.
+    var netCount: Int { Int(CFaceDetect_CenterFaceNetCount(handle)) }
+
+    /// The canvas a `width` x `height` image is padded onto.
+    static func canvas(width: Int, height: Int) -> (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        CFaceDetect_CenterFaceCanvas(Int32(width), Int32(height), &w, &h)
+        return (Int(w), Int(h))
+    }
+
+    func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Subject] {
+        guard rgb.width > 0, rgb.height > 0 else { return [] }
+        var faces: UnsafeMutablePointer<CFaceDetect_YuNetFace>?
+        var count = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = rgb.pixels.withUnsafeBufferPointer {
+            CFaceDetect_CenterFaceDetect(
+                handle, $0.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, max(minScore, 0.01), 0.3,
+                &faces, &count, &message)
+        }
+        let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "CenterFace failed")
+        return found.compactMap { face in
+            let x0 = max(0, Int(face.x.rounded())), y0 = max(0, Int(face.y.rounded()))
+            let x1 = min(rgb.width, Int((face.x + face.width).rounded()))
+            let y1 = min(rgb.height, Int((face.y + face.height).rounded()))
+            guard x1 > x0, y1 > y0 else { return nil }
+            let five = FaceLandmarks(centerFace: face)
+            let (a, b) = (five.points[0], five.points[1])
+            let (left, right) = a.x <= b.x ? (a, b) : (b, a)
+            return Subject(
+                box: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                score: (Double(face.score) * 10_000).rounded() / 10_000,
+                eyes: EyePair(x1: left.x, y1: left.y, x2: right.x, y2: right.y),
+                five: five)
         }
     }
 }

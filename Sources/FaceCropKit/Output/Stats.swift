@@ -45,7 +45,7 @@ struct Stats {
             ("person_only", .string(settings.personOnly ? "yes" : "no")),
             ("align", .string(settings.align.settingsValue)),
             ("min_sharpness", .double(settings.minSharpness)),
-            ("model_sha256", .string(settings.detector == .yunet ? modelPath.map(fileHash) ?? "" : "")),
+            ("model_sha256", .string(settings.detector.usesModel ? modelPath.map(fileHash) ?? "" : "")),
         ] + curation)
     }
 

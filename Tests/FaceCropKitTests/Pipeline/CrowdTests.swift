@@ -69,4 +69,24 @@ struct CrowdTests {
         #expect(missed.isEmpty, "missed \(missed.count) of \(truth.count): \(missed)")
         #expect(found.count == truth.count, "\(found.count) boxes for \(truth.count) faces")
     }
+
+    /// CenterFace on the same crowd, at --min-face 20: it draws two of the
+    /// 24-25 px faces 22-23 px wide, which --min-face 24 would drop (78 of 80).
+    @Test func centerFaceFindsEveryFaceOf24PxAndMoreInA1024PxCrowd() throws {
+        let model = DetectionTests.centerFaceModel
+        try #require(FileManager.default.fileExists(atPath: model), "run scripts/fetch-centerface (scripts/test does)")
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let truth = try makeCrowd(at: photos.appendingPathComponent("crowd.jpg"))
+        let output = work.appendingPathComponent("dataset")
+        let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", "centerface", "--model", model,
+                                      "--min-face", "20"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let found = try readManifest(output).compactMap { rect($0["bbox"]) }
+        let missed = truth.filter { face in !found.contains { intersectionOverUnion($0, face) >= 0.5 } }
+        #expect(missed.isEmpty, "missed \(missed.count) of \(truth.count): \(missed)")
+        #expect(found.count == truth.count, "\(found.count) boxes for \(truth.count) faces")
+    }
 }
