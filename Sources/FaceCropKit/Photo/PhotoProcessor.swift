@@ -15,6 +15,9 @@ struct PhotoProcessor: Sendable {
     var journal: Journal?
     /// Faces a person rejected: they get no crop.
     var rejections = RejectionsFile()
+    /// ffmpeg and ffprobe for videos, or why there are none.
+    var videoTools: VideoTools?
+    var videoProblem: String?
 
     private static let finished = Atomic<Int>(0)
 
@@ -59,6 +62,7 @@ struct PhotoProcessor: Sendable {
                 return kept
             case .bytes(let bytes):
                 hash = bytes.sha256
+                if photo.isVideo { return try processVideo(photo, bytes: bytes, with: detector) }
                 return try process(photo, bytes: bytes, with: detector)
             }
         } catch {

@@ -20,6 +20,9 @@ public struct Photo: Sendable, Equatable {
     public var size: Int = 0
     public var modified: Int = 0
 
+    /// A video file (`VideoFiles.extensions`): read through ffmpeg.
+    public var isVideo: Bool { VideoFiles.isVideoName(source) }
+
     mutating func noteFile(_ info: stat) {
         size = Int(info.st_size)
         modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
@@ -43,13 +46,21 @@ public struct PhotoFinder: Sendable {
     var include: [String]
     var exclude: [String]
     var followLinks: Bool
+    /// Whether videos are found too, and Live Photos' videos among them.
+    var videos: Bool
+    var livePhotoVideos: Bool
     /// The output folder's identity, so a walk never descends into it.
     var outputIdentity: FileIdentity?
 
-    public init(include: [String], exclude: [String], followLinks: Bool, output: String?) {
+    public init(
+        include: [String], exclude: [String], followLinks: Bool, output: String?, videos: Bool = false,
+        livePhotoVideos: Bool = false
+    ) {
         self.include = include
         self.exclude = exclude
         self.followLinks = followLinks
+        self.videos = videos
+        self.livePhotoVideos = livePhotoVideos
         self.outputIdentity = output.flatMap { FileIdentity(path: $0, follow: true) }
     }
 
@@ -92,6 +103,11 @@ public struct PhotoFinder: Sendable {
     }
 
     static var extensionList: String { extensions.sorted().map { "." + $0 }.joined(separator: " ") }
+
+    /// A photo's name, or a video's when videos are read.
+    func isInputName(_ name: String) -> Bool {
+        Self.isPhotoName(name) || (videos && VideoFiles.isVideoName(name))
+    }
 
     static func isPhotoName(_ name: String) -> Bool {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }

@@ -105,7 +105,7 @@ public struct PhotoWalk: Sequence {
                 return nil
             }
             let name = (path as NSString).lastPathComponent
-            guard PhotoFinder.isPhotoName(name) else {
+            guard walk.finder.isInputName(name) else {
                 return .problem(
                     FindProblem(inputIndex: input, label: label, source: name, reason: "not a photo file name (\(PhotoFinder.extensionList))"))
             }
@@ -131,8 +131,11 @@ public struct PhotoWalk: Sequence {
             }
             closedir(directory)
             var keyed: [(key: [UInt8], entry: Entry)] = []
-            for nameBytes in names {
-                let name = FileName.text(nameBytes)
+            let texts = names.map(FileName.text)
+            // Live Photos: the stills in this folder, whose .mov is skipped.
+            let stills = walk.finder.videos && !walk.finder.livePhotoVideos ? LivePhoto.stillStems(texts) : []
+            for (nameBytes, name) in zip(names, texts) {
+                if !stills.isEmpty && LivePhoto.isMotion(name, stills: stills) { continue }
                 let path = folder + (folder.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + nameBytes
                 if let entry = check(path, name: name, relative: PhotoFinder.join(relative, name)) {
                     if case .folder = entry {
@@ -172,7 +175,7 @@ public struct PhotoWalk: Sequence {
                 closedir(directory)
                 return .folder(path: path, relative: rel, identity: identity)
             case S_IFREG:
-                guard PhotoFinder.isPhotoName(name), finder.isIncluded(name: name, relative: rel) else { return nil }
+                guard finder.isInputName(name), finder.isIncluded(name: name, relative: rel) else { return nil }
                 let label = walk.labels[input]
                 let safe = rel.split(separator: "/", omittingEmptySubsequences: false).map { PhotoFinder.safeName(String($0)) }
                 let text = String(decoding: path, as: UTF8.self)

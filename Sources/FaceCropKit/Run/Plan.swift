@@ -51,7 +51,8 @@ enum Plan {
     static func walk(_ setup: RunSetup) throws(FaceCropError) -> AnyIterator<WalkItem> {
         let options = setup.options
         let finder = PhotoFinder(
-            include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output)
+            include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output,
+            videos: options.videos, livePhotoVideos: options.livePhotoVideos)
         let walk = try finder.walk(options.inputs).makeIterator()
         guard let shard = options.shard else { return AnyIterator(walk) }
         return AnyIterator {

@@ -17,6 +17,8 @@ enum RunPipeline {
         var processor = PhotoProcessor(settings: setup.settings, outputRoot: setup.output, temporaries: files.temporaries)
         processor.journal = files.journal
         processor.rejections = setup.rejections
+        processor.videoTools = setup.videoTools
+        processor.videoProblem = setup.videoProblem
         let showBar = !setup.options.quiet && Terminal.stderrIsTerminal
         // The bar's total: on a terminal only, one more walk that only counts.
         let total = showBar ? ((try? Plan.walk(setup))?.reduce(0) { count, _ in count + 1 } ?? 0) : 0
