@@ -226,7 +226,7 @@ public enum OptionTable {
             $0.perTrack = try int($1, "--per-track", 1...100_000)
         },
         .value(["--max-video-seconds"], "S", "Refuse videos longer than S seconds (an error line; default 3600).") {
-            $0.maxVideoSeconds = try double($1, "--max-video-seconds", 1...1_000_000)
+            $0.maxVideoSeconds = try double($1, "--max-video-seconds", 0.1...1_000_000)
         },
         .flag(["--live-photo-videos"], "Read the .MOV of a Live Photo too (default: a .mov beside a .heic/.jpg still of the same name is skipped).") {
             $0.livePhotoVideos = true

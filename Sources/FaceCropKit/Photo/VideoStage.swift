@@ -45,6 +45,7 @@ extension PhotoProcessor {
         var faces: [FaceRecord] = []
         var samples = 0
         var lastTime = 0.0
+        var photoHash: PerceptualHash?
         while try reader.next({ frame, pixels throws(FaceCropError) in
             samples += 1
             let ticks = frame.pts - origin
@@ -57,8 +58,10 @@ extension PhotoProcessor {
             let small = try picture.fitting(detectSide, detectSide, source: source)
             try small.materialize(source: source)
             var found: [FoundFace] = []
-            if case .faces(let kept, _, _) = try DetectStage.detect(small: small, full: full, with: detector, settings: settings, source: source) {
+            if case .faces(let kept, _, let hash) = try DetectStage.detect(small: small, full: full, with: detector, settings: settings, source: source) {
                 found = kept
+                // The video's perceptual hash is its first frame with a face's (`--dedup`).
+                if photoHash == nil { photoHash = hash }
             }
             let tracks = tracker.assign(found.map(\.box), gray: try small.grayPixels(source: source))
             guard !found.isEmpty else { return }
@@ -99,6 +102,7 @@ extension PhotoProcessor {
         finished = true
         record.faces = faces
         record.status = faces.isEmpty ? .noFace : .ok
+        if record.status == .ok { record.photoHash = photoHash }
         record.video = VideoInfo(duration: Self.rounded(probe.duration ?? lastTime), samples: samples)
         return record
     }

@@ -71,11 +71,11 @@ final class FrameReader {
         var chain = ["select='if(gte(t\\,ld(0))\\,st(0\\,(floor(t*\(f)+1e-6)+1)/\(f))\\,0)'", "showinfo=checksum=0"]
         if probe.isHDR {
             // PQ or HLG to SDR BT.709: to linear light at 100 nits nominal
-            // peak, Hable's filmic curve without desaturation, then BT.709
+            // peak, the Mobius curve (linear up to 0.3 of the peak, then rolled off) without desaturation, then BT.709
             // primaries, transfer and matrix (limited range).
             chain += [
                 "zscale=tin=\(probe.transfer):t=linear:npl=100:pin=bt2020:min=bt2020nc",
-                "format=gbrpf32le", "zscale=p=bt709", "tonemap=tonemap=hable:desat=0",
+                "format=gbrpf32le", "zscale=p=bt709", "tonemap=tonemap=mobius:desat=0",
                 "zscale=t=bt709:m=bt709:r=tv", "format=yuv420p",
             ]
         }
