@@ -53,12 +53,14 @@ def make_clip(path, width, height, seconds):
 
 
 def tree(pid):
-    """pid and its descendants."""
+    """pid and its descendants (children are listed per thread: facecrop
+    starts ffmpeg from its worker threads)."""
     pids = [pid]
     for p in pids:
         try:
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                pids += [int(c) for c in f.read().split()]
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    pids += [int(c) for c in f.read().split()]
         except OSError:
             pass
     return pids
