@@ -205,3 +205,45 @@ struct VideoUnitTests {
         #expect(PhotoProcessor.frameNumber(30, packets: [0, 10, 20, 30, 40]) == 3)
     }
 }
+
+/// The tracker: pure, on boxes and gray frames made here.
+struct TrackerTests {
+    let plain = GrayImage(width: 8, height: 8, pixels: [UInt8](repeating: 100, count: 64))
+    let other = GrayImage(width: 8, height: 8, pixels: [UInt8](repeating: 250, count: 64))
+    func box(_ x: Int) -> PixelRect { PixelRect(x: x, y: 10, width: 100, height: 100) }
+
+    @Test func movingFacesKeepTheirTracksAndNewOnesGetTheNextID() {
+        var tracker = Tracker()
+        #expect(tracker.assign([box(0), box(400)], gray: plain) == [0, 1])
+        // Both moved 20 px; listed the other way round.
+        #expect(tracker.assign([box(420), box(20)], gray: plain) == [1, 0])
+        #expect(tracker.assign([box(40), box(800)], gray: plain) == [0, 2])
+    }
+
+    @Test func aShortMissIsAllowedALongOneIsNot() {
+        var tracker = Tracker()
+        #expect(tracker.assign([box(0)], gray: plain) == [0])
+        #expect(tracker.assign([], gray: plain) == [])
+        #expect(tracker.assign([], gray: plain) == [])
+        #expect(tracker.assign([box(0)], gray: plain) == [0])
+        for _ in 0..<3 { _ = tracker.assign([], gray: plain) }
+        #expect(tracker.assign([box(0)], gray: plain) == [1])
+    }
+
+    @Test func aCutEndsEveryTrack() {
+        var tracker = Tracker()
+        #expect(tracker.assign([box(0)], gray: plain) == [0])
+        #expect(tracker.assign([box(0)], gray: other) == [1])
+        #expect(tracker.assign([box(0)], gray: other) == [1])
+    }
+
+    @Test func frontalityAndQuality() {
+        let frontal = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(50, 60), Point2D(35, 80), Point2D(65, 80)])
+        let turned = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(62, 60), Point2D(35, 80), Point2D(65, 80)])
+        let past = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(75, 60), Point2D(35, 80), Point2D(65, 80)])
+        #expect(TrackQuality.frontality(frontal) == 1)
+        #expect(TrackQuality.frontality(turned) == 0.181)  // (8/32 + 3/27) / 2
+        #expect(TrackQuality.frontality(past) == 0)
+        #expect(TrackQuality.quality(score: 0.9, frontality: 1, sharpness: 100) == 0.45)
+    }
+}
