@@ -18,6 +18,8 @@ struct PhotoProcessor: Sendable {
     /// ffmpeg and ffprobe for videos, or why there are none.
     var videoTools: VideoTools?
     var videoProblem: String?
+    /// The run's stop request: a video being read stops at its next frame.
+    var stop: StopRequest?
 
     private static let finished = Atomic<Int>(0)
 

@@ -47,6 +47,11 @@ extension PhotoProcessor {
         var lastTime = 0.0
         var photoHash: PerceptualHash?
         while try reader.next({ frame, pixels throws(FaceCropError) in
+            // A long video does not hold up Ctrl-C: it keeps nothing and
+            // is read again by the next run (failures are retried).
+            if stop?.requested != nil {
+                throw .videoFailed(source, reason: "stopped before its end; the next run reads it again")
+            }
             samples += 1
             let ticks = frame.pts - origin
             let time = Self.time(ticks, probe: probe)

@@ -56,12 +56,7 @@ final class FrameReader {
         log = ShowInfoLog(errors.fileHandleForReading, path: path)
     }
 
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
+    deinit { cancel() }
 
     /// ffmpeg's filter graph: sample, tone-map HDR, size pinned.
     static func filters(_ probe: VideoProbe, settings: VideoSettings) -> String {
@@ -123,9 +118,11 @@ final class FrameReader {
         }
     }
 
-    /// Stops ffmpeg now (the video failed or the run stops).
+    /// Stops ffmpeg now (the video failed or the run stops). SIGKILL, not
+    /// SIGTERM: on SIGTERM ffmpeg finishes its output first, into the pipe
+    /// no one reads any more, and never exits.
     func cancel() {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

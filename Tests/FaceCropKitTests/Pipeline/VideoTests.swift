@@ -180,6 +180,25 @@ struct VideoTests {
     }
 }
 
+extension VideoTests {
+    /// Ctrl-C during a video: it stops at the next frame, keeps none of its
+    /// crops, says so, and the next run reads it again.
+    @Test func aStoppedVideoKeepsNothingAndIsReadAgain() throws {
+        let (work, videos) = try videos(["pan.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        try FileManager.default.copyItem(
+            at: fixtures.appendingPathComponent("faces/astronaut.jpg"), to: videos.appendingPathComponent("a.jpg"))
+        let out = work.appendingPathComponent("out")
+        let arguments = [videos.path, "-o", out.path, "--video-fps", "10", "-j", "1", "-q"]
+        #expect(try interruptFaceCrop(arguments, once: out, after: 0.5, with: SIGINT) == 130)
+        let lines = linesBySource(try readManifest(out))
+        #expect(lines["pan.mp4"]?.first?["error"] as? String == "could not read video: stopped before its end; the next run reads it again")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("pan.mp4") }.isEmpty)
+        #expect(try runFaceCrop(arguments).status == 0)
+        #expect(linesBySource(try readManifest(out))["pan.mp4"]?.first?["status"] as? String == "ok")
+    }
+}
+
 /// The Live Photo rule and the crop-name times: pure.
 struct VideoUnitTests {
     @Test(arguments: [
