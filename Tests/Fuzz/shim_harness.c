@@ -76,8 +76,28 @@ static void warp_once(CVipsShim_Image *image, const double matrix[6], int side, 
     free(rgb);
 }
 
+/// The bytes as a video frame (16 pixels wide, packed RGB), cut and turned
+/// past its edges; and the frame call refusing a zero size.
+static void frame_once(const uint8_t *data, size_t size) {
+    char *message = NULL;
+    CVipsShim_Image *frame = NULL;
+    if (CVipsShim_ImageFromRGB(data, 0, 1, &frame, &message) != CVipsShim_OK) CVipsShim_Free(message);
+    message = NULL;
+    int height = (int)(size / 48 > 64 ? 64 : size / 48);
+    if (height < 1) return;
+    if (CVipsShim_ImageFromRGB(data, 16, height, &frame, &message) != CVipsShim_OK) {
+        CVipsShim_Free(message);
+        return;
+    }
+    crop_once(frame, (CVipsShim_CropSpec){-4, -4, 24, CVipsShim_PadEdge, 16, CVipsShim_JPEG, 80});
+    const double turned[6] = {0.7, -0.7, 4, 0.7, 0.7, -4};
+    warp_once(frame, turned, 16, CVipsShim_PadReflect, 1);
+    CVipsShim_ImageFree(frame);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     start();
+    frame_once(data, size);
     char *message = NULL;
     CVipsShim_Header header;
     if (CVipsShim_ReadHeader(data, size, &header, &message) != CVipsShim_OK) {

@@ -138,6 +138,11 @@ int CVipsShim_ImageMaterialize(CVipsShim_Image *image, char **message);
 int CVipsShim_ImageFitting(CVipsShim_Image *image, int max_width, int max_height,
                            CVipsShim_Image **result, char **message);
 
+/// An sRGB image of `width` x `height` packed 8-bit RGB pixels (3 bytes a
+/// pixel, rows packed), copied: the caller keeps `rgb`. Free with
+/// CVipsShim_ImageFree. Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed.
+int CVipsShim_ImageFromRGB(const uint8_t *rgb, int width, int height, CVipsShim_Image **image, char **message);
+
 void CVipsShim_ImageSize(const CVipsShim_Image *image, int *width, int *height);
 
 /// 8-bit grayscale pixels of the image, alpha flattened onto black, rows packed

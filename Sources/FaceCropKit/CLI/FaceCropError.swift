@@ -17,6 +17,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAnImage(String, reason: String)
     case decodeFailed(String, reason: String)
     case tooLarge(String, reason: String)
+    /// A video ffmpeg could not read to its end (or not at all).
+    case videoFailed(String, reason: String)
     case detectionFailed(String, reason: String)
     case encodeFailed(String, reason: String)
     case writeFailed(String, reason: String)
@@ -38,6 +40,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAnImage(_, let reason): "not a readable image: \(reason)"
         case .decodeFailed(_, let reason): "could not decode: \(reason)"
         case .tooLarge(_, let reason): "refused: \(reason)"
+        case .videoFailed(_, let reason): "could not read video: \(reason)"
         case .detectionFailed(_, let reason): "face detection failed: \(reason)"
         case .encodeFailed(_, let reason): "could not encode: \(reason)"
         case .writeFailed(_, let reason): "could not write crop: \(reason)"
@@ -65,7 +68,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot load model '\(path)': \(reason) (--detector yunet and --detector centerface need --model FILE.onnx, "
                 + "a YuNet or CenterFace face detection model)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
-            .tooLarge(let path, _), .detectionFailed(let path, _), .encodeFailed(let path, _), .writeFailed(let path, _),
+            .tooLarge(let path, _), .videoFailed(let path, _), .detectionFailed(let path, _), .encodeFailed(let path, _), .writeFailed(let path, _),
             .outputFull(let path, _):
             return "'\(path)': \(reason)"
         }

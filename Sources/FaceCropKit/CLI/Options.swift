@@ -69,6 +69,15 @@ public struct Options: Sendable, Equatable {
     public var clipHold = 1
     public var clipMask = ClipMaskShape.oval
     public var ffmpeg: String?
+    /// Videos: read (default) or skipped; samples a second; keyframes only;
+    /// crops kept per track (nil: all); the longest video read; Live Photo
+    /// videos read too.
+    public var videos = true
+    public var videoFPS = 1.0
+    public var videoKeyframes = false
+    public var perTrack: Int?
+    public var maxVideoSeconds = 3600.0
+    public var livePhotoVideos = false
     public var contactSheet = true
     public var report = true
     /// `--config` files, applied before the command line.
@@ -226,9 +235,25 @@ public enum OptionTable {
         .value(["--clip-mask"], "oval|rect|none", "Opaque part of each frame: an oval around the face box, the box, or all (default oval).") {
             $0.clipMask = try choice($1, "--clip-mask")
         }.forClips(),
-        .value(["--ffmpeg"], "PATH", "ffmpeg for clips (default: FACECROP_FFMPEG, else ffmpeg on PATH).") {
+        .value(["--ffmpeg"], "PATH", "ffmpeg for clips and videos; ffprobe is taken from the same folder (default: FACECROP_FFMPEG, else ffmpeg on PATH).") {
             $0.ffmpeg = $1
-        }.forClips(),
+        },
+        .flag(["--no-videos"], "Skip video files (default: \(VideoFiles.extensionList) are read through ffmpeg).") { $0.videos = false },
+        .value(["--video-fps"], "F", "Frames sampled per second of video, at their exact presentation times (default 1).") {
+            $0.videoFPS = try double($1, "--video-fps", 0.001...120)
+        },
+        .flag(["--video-keyframes"], "Sample only a video's keyframes (fast: the frames between are not decoded), at most --video-fps a second.") {
+            $0.videoKeyframes = true
+        },
+        .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (detector score x frontality x sharpness; default: all).") {
+            $0.perTrack = try int($1, "--per-track", 1...100_000)
+        },
+        .value(["--max-video-seconds"], "S", "Refuse videos longer than S seconds (an error line; default 3600).") {
+            $0.maxVideoSeconds = try double($1, "--max-video-seconds", 0.1...1_000_000)
+        },
+        .flag(["--live-photo-videos"], "Read the .MOV of a Live Photo too (default: a .mov beside a .heic/.jpg still of the same name is skipped).") {
+            $0.livePhotoVideos = true
+        },
         .flag(["--follow-links"], "Follow symbolic links (default: skip them).") { $0.followLinks = true },
         .flag(["--wait-lock"], "When another facecrop run is writing the same output and shard, wait for it instead of stopping (exit 73).") {
             $0.waitLock = true

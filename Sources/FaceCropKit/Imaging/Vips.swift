@@ -103,6 +103,13 @@ final class PhotoBytes {
         close(fd)
     }
 
+    /// The open file as a path another process (ffmpeg) can open: the file
+    /// hashed, whatever its name's bytes.
+    var processPath: String {
+        let path = "/proc/\(getpid())/fd/\(fd)"
+        return access(path, R_OK) == 0 ? path : decodePath
+    }
+
     /// The file's bytes, read into memory on first use (the `count` hashed).
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FaceCropError) -> R) throws(FaceCropError) -> R {
         if storage == nil {
@@ -168,12 +175,13 @@ struct PhotoHeader: Sendable {
 final class Picture {
     /// The shim's image; only `Picture` methods (here and in Warp.swift) use it.
     let handle: OpaquePointer
-    /// Keeps the encoded bytes alive while libvips may still read them.
-    private let bytes: PhotoBytes
+    /// Keeps the encoded bytes alive while libvips may still read them (nil
+    /// for a video frame, which libvips holds a copy of).
+    private let bytes: PhotoBytes?
     let width: Int
     let height: Int
 
-    private init(handle: OpaquePointer, bytes: PhotoBytes) {
+    private init(handle: OpaquePointer, bytes: PhotoBytes?) {
         self.handle = handle
         self.bytes = bytes
         var w: Int32 = 0
@@ -255,6 +263,20 @@ final class Picture {
             Picture(handle: handle, bytes: bytes), (Int(place.left), Int(place.top)),
             (Int(place.decode_width), Int(place.decode_height))
         )
+    }
+
+    /// A video frame: `width` x `height` packed 8-bit RGB, copied.
+    static func frame(rgb: UnsafeRawBufferPointer, width: Int, height: Int, source: String) throws(FaceCropError) -> Picture {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        guard rgb.count >= width * height * 3 else { throw .videoFailed(source, reason: "short video frame") }
+        let status = CVipsShim_ImageFromRGB(
+            rgb.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(clamping: width), Int32(clamping: height), &handle,
+            &message)
+        guard status == 0, let handle else {
+            throw Vips.error(status, message, source: source, fallback: "could not make an image of a video frame")
+        }
+        return Picture(handle: handle, bytes: nil)
     }
 
     /// A smaller copy fitting in `maxWidth` x `maxHeight` (never enlarged).

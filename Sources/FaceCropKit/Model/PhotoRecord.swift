@@ -26,6 +26,33 @@ struct FaceRecord: Sendable, Equatable {
     /// The crop's perceptual hash (faces with a crop, and duplicates).
     var phash: PerceptualHash?
     var duplicateOf: String?
+    /// A face in a video: its frame, time and track.
+    var video: VideoFace?
+}
+
+/// Where in a video a face was found.
+struct VideoFace: Sendable, Equatable {
+    /// The frame's presentation time in seconds from the video's first
+    /// frame (from the stream's time base), rounded to the microsecond.
+    var time: Double
+    /// The frame's 0-based number in presentation order.
+    var frame: Int
+    /// The face's track (0-based, by first appearance in the video).
+    var track: Int
+    /// `--per-track`: the crop's rank in its track (1: best) of how many
+    /// samples the track had, and the quality it was ranked by.
+    var rank: Int?
+    var trackLength: Int?
+    var quality: Double?
+    var frontality: Double?
+}
+
+/// What a video's record says of the whole video.
+struct VideoInfo: Sendable, Equatable {
+    /// Seconds, as ffprobe reports the stream's (else the file's) duration.
+    var duration: Double
+    /// Frames sampled.
+    var samples: Int
 }
 
 enum FaceStatus: String, Sendable {
@@ -79,6 +106,9 @@ struct PhotoRecord: Sendable, Equatable {
     var names: [String] = []
     /// `--since` / `--until` leave it out: it is not recorded.
     var outsideDates = false
+    /// A video's duration and samples (nil for a photo, and a video that
+    /// could not be read).
+    var video: VideoInfo?
     /// For the terminal: the error, when this record is a fresh failure.
     var error: FaceCropError?
 

@@ -24,6 +24,13 @@ enum Manifest {
         if let photoHash = record.photoHash { extra.append(("photo_phash", .string(photoHash.description))) }
         if let taken = record.taken { extra.append(("taken", .string(taken.description))) }
         if !record.names.isEmpty { extra.append(("names", .array(record.names.map { .string($0) }))) }
+        // A video's lines say so (also when it could not be read), and how
+        // long it is and how many frames were sampled.
+        if VideoFiles.isVideoName(record.source) { extra.append(("video", .bool(true))) }
+        if let video = record.video {
+            extra.append(("duration", .double(video.duration)))
+            extra.append(("samples", .int(video.samples)))
+        }
 
         switch record.status {
         case .ok:
@@ -59,6 +66,14 @@ enum Manifest {
         ]
         if let phash = face.phash { fields.append(("phash", .string(phash.description))) }
         if let kept = face.duplicateOf { fields.append(("duplicate_of", .string(kept))) }
+        if let video = face.video {
+            fields += [("time", .double(video.time)), ("frame", .int(video.frame)), ("track", .int(video.track))]
+            if let rank = video.rank, let length = video.trackLength {
+                fields += [("track_rank", .int(rank)), ("track_length", .int(length))]
+            }
+            if let quality = video.quality { fields.append(("quality", .double(quality))) }
+            if let frontality = video.frontality { fields.append(("frontality", .double(frontality))) }
+        }
         return fields
     }
 
@@ -81,6 +96,9 @@ enum Manifest {
         record.photoHash = first.photoPhash.flatMap(PerceptualHash.init(hex:))
         record.taken = first.taken.flatMap(CaptureTime.init(manifest:))
         record.names = first.names ?? []
+        if let duration = first.duration, let samples = first.samples {
+            record.video = VideoInfo(duration: duration, samples: samples)
+        }
         guard record.status == .ok else { return true }
         var faces: [FaceRecord] = []
         for line in parsed {
@@ -88,6 +106,12 @@ enum Manifest {
             guard let index = line.face, let box = line.bbox, box.count == 4, let score = line.score,
                 (line.crop != nil) == (status == .ok), let padded = line.padded
             else { return false }
+            var video: VideoFace?
+            if let time = line.time, let frame = line.frame, let track = line.track {
+                video = VideoFace(
+                    time: time, frame: frame, track: track, rank: line.trackRank, trackLength: line.trackLength,
+                    quality: line.quality, frontality: line.frontality)
+            }
             faces.append(
                 FaceRecord(
                     index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
@@ -95,7 +119,8 @@ enum Manifest {
                     angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: line.crop ?? "", padded: padded,
                     landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
                     transform: AlignmentJSON.transform(from: line.transform),
-                    status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf))
+                    status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf,
+                    video: video))
         }
         record.faces = faces
         return true
@@ -125,5 +150,14 @@ enum Manifest {
         var photoPhash: String?
         var taken: String?
         var names: [String]?
+        var duration: Double?
+        var samples: Int?
+        var time: Double?
+        var frame: Int?
+        var track: Int?
+        var trackRank: Int?
+        var trackLength: Int?
+        var quality: Double?
+        var frontality: Double?
     }
 }

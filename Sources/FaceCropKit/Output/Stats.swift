@@ -26,6 +26,7 @@ struct Stats {
         var curation: [(String, JSON)] = []
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
+        if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
         return .object([
             ("size", .int(settings.size)),
             ("margin", .double(settings.margin)),
@@ -70,6 +71,7 @@ struct Stats {
         // Present only when set (runs without them keep their settings hash).
         if let dedup = parsed["dedup"] as? Int { members.append(("dedup", .int(dedup))) }
         if let split = parsed["split"] as? String { members.append(("split", .string(split))) }
+        if let video = parsed["video"] as? String { members.append(("video", .string(video))) }
         return .object(members)
     }
 

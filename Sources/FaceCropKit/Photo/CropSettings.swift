@@ -20,6 +20,8 @@ public struct CropSettings: Sendable, Equatable {
     /// `--dedup`'s distance and `--split`: they decide which crops are kept and where.
     public var dedup: Int?
     public var split: SplitSpec?
+    /// How videos are sampled and which of their crops are kept.
+    public var video: VideoSettings
 
     /// How a turned crop is filled past the photo's edge: `--pad`, with
     /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
@@ -50,5 +52,24 @@ public struct CropSettings: Sendable, Equatable {
         minSharpness = options.minSharpness
         dedup = options.dedup
         split = options.split
+        video = VideoSettings(
+            fps: options.videoFPS, keyframes: options.videoKeyframes, perTrack: options.perTrack,
+            maxSeconds: options.maxVideoSeconds)
+    }
+}
+
+/// `--video-fps`, `--video-keyframes`, `--per-track`, `--max-video-seconds`.
+public struct VideoSettings: Sendable, Equatable {
+    public var fps: Double
+    public var keyframes: Bool
+    public var perTrack: Int?
+    public var maxSeconds: Double
+
+    static let defaults = VideoSettings(fps: 1, keyframes: false, perTrack: nil, maxSeconds: 3600)
+
+    /// As stats.json and the state file record it (only when not the
+    /// defaults, so that the settings hash of a photo library is unchanged).
+    var description: String {
+        "fps=\(fps) keyframes=\(keyframes ? "yes" : "no") per_track=\(perTrack.map(String.init) ?? "all") max_seconds=\(maxSeconds)"
     }
 }

@@ -24,9 +24,16 @@ enum DetectStage {
     static func detect(_ decoded: Decoded, with detector: Detector, settings: CropSettings, source: String)
         throws(FaceCropError) -> Result
     {
-        let gray = try decoded.small.grayPixels(source: source)
-        let rgb = detector.needsColour ? try decoded.small.rgbPixels(source: source) : nil
-        let full = decoded.full
+        try detect(small: decoded.small, full: decoded.full, with: detector, settings: settings, source: source)
+    }
+
+    /// The same on any detection-size picture `small` of an upright image
+    /// of `full` pixels (a photo's decode, a video frame).
+    static func detect(
+        small: Picture, full: (width: Int, height: Int), with detector: Detector, settings: CropSettings, source: String
+    ) throws(FaceCropError) -> Result {
+        let gray = try small.grayPixels(source: source)
+        let rgb = detector.needsColour ? try small.rgbPixels(source: source) : nil
         let scale = Double(gray.width) / Double(full.width)
         let minSide = Int((Double(settings.minFace) * scale).rounded(.down))
         var found = try detector.find(in: gray, rgb: rgb, minSide: minSide, source: source)
@@ -59,7 +66,7 @@ enum DetectStage {
                 sx: Double(gray.width) / Double(full.width), sy: Double(gray.height) / Double(full.height))
             for index in faces.indices {
                 guard let found = faces[index].landmarks, found.estimated.isEmpty, let back = toSmall.inverse else { continue }
-                faces[index].landmarks = try detector.remeasured(found.mapped(toSmall), in: decoded.small, source: source)
+                faces[index].landmarks = try detector.remeasured(found.mapped(toSmall), in: small, source: source)
                     .mapped(back)
             }
         }

@@ -17,6 +17,11 @@ struct PhotoProcessor: Sendable {
     var rejections = RejectionsFile()
     /// `--since` / `--until`.
     var dates = DateRange()
+    /// ffmpeg and ffprobe for videos, or why there are none.
+    var videoTools: VideoTools?
+    var videoProblem: String?
+    /// The run's stop request: a video being read stops at its next frame.
+    var stop: StopRequest?
 
     private static let finished = Atomic<Int>(0)
 
@@ -70,6 +75,7 @@ struct PhotoProcessor: Sendable {
                 return kept
             case .bytes(let bytes):
                 hash = bytes.sha256
+                if photo.isVideo { return try processVideo(photo, bytes: bytes, with: detector) }
                 return try process(photo, bytes: bytes, sidecar: sidecar, with: detector)
             }
         } catch {

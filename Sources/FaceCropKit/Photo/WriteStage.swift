@@ -75,7 +75,7 @@ struct WriteStage {
 
     /// One crop, encoded, and its photo -> crop transform: a turned crop is
     /// warped from the decode, a plain one cut from it (as it always was).
-    private func cut(
+    func cut(
         _ face: AlignedFace, from picture: Picture, sx: Double, sy: Double, origin: (x: Int, y: Int), source: String
     ) throws(FaceCropError) -> (bytes: [UInt8], transform: Affine2D) {
         let toDecode = Alignment.photoToDecode(sx: sx, sy: sy, origin: origin)
@@ -95,7 +95,7 @@ struct WriteStage {
     }
 
     /// Makes the crops' folder and journals their names before any is written.
-    private func prepare(_ names: [String], prefix: String, source: String) throws(FaceCropError) {
+    func prepare(_ names: [String], prefix: String, source: String) throws(FaceCropError) {
         let folder = (outputRoot as NSString).appendingPathComponent((prefix as NSString).deletingLastPathComponent)
         do throws(WriteFailure) {
             try AtomicFile.makeFolder(folder)
@@ -110,7 +110,7 @@ struct WriteStage {
     }
 
     /// Writes one crop atomically; returns its path.
-    private func save(_ encoded: [UInt8], as relative: String, source: String) throws(FaceCropError) -> String {
+    func save(_ encoded: [UInt8], as relative: String, source: String) throws(FaceCropError) -> String {
         let path = (outputRoot as NSString).appendingPathComponent(relative)
         do throws(WriteFailure) {
             try AtomicFile.write(encoded, to: path, temporaries: temporaries)

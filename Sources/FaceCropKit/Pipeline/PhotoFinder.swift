@@ -22,6 +22,9 @@ public struct Photo: Sendable, Equatable {
     /// Its Google Takeout sidecar JSON, when it has one (`Libraries.sidecars`).
     public var sidecar: String?
 
+    /// A video file (`VideoFiles.extensions`): read through ffmpeg.
+    public var isVideo: Bool { VideoFiles.isVideoName(source) }
+
     mutating func noteFile(_ info: stat) {
         size = Int(info.st_size)
         modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
@@ -50,17 +53,23 @@ public struct PhotoFinder: Sendable {
     /// `--library-derivatives`: a Photos library's largest derivative of a
     /// photo whose original is not there.
     var libraryDerivatives = false
+    /// Whether videos are found too, and Live Photos' videos among them.
+    var videos: Bool
+    var livePhotoVideos: Bool
     /// The output folder's identity, so a walk never descends into it.
     var outputIdentity: FileIdentity?
 
-    public init(include: [String], exclude: [String], followLinks: Bool, output: String?, libraryEdits: Bool = false,
-        libraryDerivatives: Bool = false
+    public init(
+        include: [String], exclude: [String], followLinks: Bool, output: String?, libraryEdits: Bool = false,
+        libraryDerivatives: Bool = false, videos: Bool = false, livePhotoVideos: Bool = false
     ) {
         self.include = include
         self.exclude = exclude
         self.followLinks = followLinks
         self.libraryEdits = libraryEdits
         self.libraryDerivatives = libraryDerivatives
+        self.videos = videos
+        self.livePhotoVideos = livePhotoVideos
         self.outputIdentity = output.flatMap { FileIdentity(path: $0, follow: true) }
     }
 
@@ -103,6 +112,11 @@ public struct PhotoFinder: Sendable {
     }
 
     static var extensionList: String { extensions.sorted().map { "." + $0 }.joined(separator: " ") }
+
+    /// A photo's name, or a video's when videos are read.
+    func isInputName(_ name: String) -> Bool {
+        Self.isPhotoName(name) || (videos && VideoFiles.isVideoName(name))
+    }
 
     static func isPhotoName(_ name: String) -> Bool {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }

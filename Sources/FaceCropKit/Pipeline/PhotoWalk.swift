@@ -105,7 +105,7 @@ public struct PhotoWalk: Sequence {
                 return nil
             }
             let name = (path as NSString).lastPathComponent
-            guard PhotoFinder.isPhotoName(name) else {
+            guard walk.finder.isInputName(name) else {
                 return .problem(
                     FindProblem(inputIndex: input, label: label, source: name, reason: "not a photo file name (\(PhotoFinder.extensionList))"))
             }
@@ -171,9 +171,13 @@ public struct PhotoWalk: Sequence {
             }
             let sidecars = Libraries.sidecars(
                 photos: photoNames, jsons: Set(texts.filter { $0.lowercased().hasSuffix(".json") }))
+            // Live Photos: the stills in this folder (on disk, whatever the
+            // edit rules skip), whose .mov is skipped.
+            let stills = walk.finder.videos && !walk.finder.livePhotoVideos ? LivePhoto.stillStems(texts) : []
             for (nameBytes, name) in zip(names, texts) {
                 if let only, !only.contains(name) { continue }
                 if skipped.contains(name) { continue }
+                if !stills.isEmpty && LivePhoto.isMotion(name, stills: stills) { continue }
                 let path = folder + (folder.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + nameBytes
                 let role: Libraries.Role =
                     if let bundle {
@@ -223,7 +227,7 @@ public struct PhotoWalk: Sequence {
                 closedir(directory)
                 return .folder(path: path, relative: rel, identity: identity, role: role)
             case S_IFREG:
-                guard PhotoFinder.isPhotoName(name), finder.isIncluded(name: name, relative: rel) else { return nil }
+                guard finder.isInputName(name), finder.isIncluded(name: name, relative: rel) else { return nil }
                 let label = walk.labels[input]
                 let safe = rel.split(separator: "/", omittingEmptySubsequences: false).map { PhotoFinder.safeName(String($0)) }
                 let text = String(decoding: path, as: UTF8.self)

@@ -52,7 +52,8 @@ enum Plan {
         let options = setup.options
         let finder = PhotoFinder(
             include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output,
-            libraryEdits: options.libraryEdits, libraryDerivatives: options.libraryDerivatives)
+            libraryEdits: options.libraryEdits, libraryDerivatives: options.libraryDerivatives, videos: options.videos,
+            livePhotoVideos: options.livePhotoVideos)
         let walk = try finder.walk(options.inputs).makeIterator()
         guard let shard = options.shard else { return AnyIterator(walk) }
         return AnyIterator {

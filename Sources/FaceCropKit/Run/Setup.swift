@@ -10,6 +10,10 @@ struct RunSetup {
     /// The ffmpeg clips are written with, found and probed now, so that a
     /// run that cannot write its clips fails before it starts.
     var ffmpeg: FFmpeg?
+    /// ffmpeg and ffprobe for videos, or why they cannot be used (then each
+    /// video is an error line; a library without videos never needs them).
+    var videoTools: VideoTools?
+    var videoProblem: String?
     var config: DetectorConfig
     /// The first worker's detector, made now so a bad cascade or model fails
     /// early; handed to the pipeline by `takeDetectors`.
@@ -42,6 +46,13 @@ struct RunSetup {
             let found = try FFmpeg.locate(given: options.ffmpeg, environment: ProcessInfo.processInfo.environment)
             try found.probe(options.effectiveClipCodec)
             ffmpeg = found
+        }
+        if options.videos, !readOnly {
+            do throws(FaceCropError) {
+                videoTools = try VideoTools.locate(given: options.ffmpeg, environment: ProcessInfo.processInfo.environment)
+            } catch {
+                videoProblem = "no ffmpeg to read it with: \(error.reason) (install ffmpeg, or pass --ffmpeg PATH)"
+            }
         }
         try Vips.start()
         Cascade.setLibraryThreads(1)

@@ -1,0 +1,173 @@
+import Foundation
+
+/// ffmpeg and ffprobe for reading videos, found once per run.
+struct VideoTools: Sendable, Equatable {
+    var ffmpeg: FFmpeg
+    /// ffprobe from ffmpeg's folder (Debian's ffmpeg package has both).
+    var ffprobe: FFmpeg
+
+    static func locate(given: String?, environment: [String: String]) throws(FaceCropError) -> VideoTools {
+        let ffmpeg = try FFmpeg.locate(given: given, environment: environment)
+        let folder = (ffmpeg.path as NSString).deletingLastPathComponent
+        let probe = (folder as NSString).appendingPathComponent("ffprobe")
+        guard access(probe, X_OK) == 0 else {
+            throw .ffmpegUnavailable(probe, reason: "no ffprobe beside '\(ffmpeg.path)'")
+        }
+        return VideoTools(ffmpeg: ffmpeg, ffprobe: FFmpeg(path: probe))
+    }
+
+    /// Runs ffprobe to completion, its stdout and stderr read apart (stderr
+    /// on a thread of its own, so neither pipe fills and stalls it).
+    func probe(_ arguments: [String], source: String) throws(FaceCropError) -> FFmpegRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffprobe.path)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw .videoFailed(source, reason: "cannot run '\(ffprobe.path)': \((error as NSError).localizedDescription)")
+        }
+        let stderr = ErrorText()
+        let reader = Thread { stderr.take(errors.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return FFmpegRun(status: FFmpeg.status(of: process), stdout: [UInt8](bytes), stderr: stderr.wait())
+    }
+}
+
+/// Text a thread reads from a pipe, handed to the one that waits for it.
+final class ErrorText: @unchecked Sendable {
+    // Sendable by its condition: `text` is touched only while it is held.
+    private let condition = NSCondition()
+    private var text: String?
+
+    func take(_ data: Data) {
+        condition.lock()
+        text = String(decoding: data, as: UTF8.self)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func wait() -> String {
+        condition.lock()
+        defer { condition.unlock() }
+        while text == nil { condition.wait() }
+        return text ?? ""
+    }
+}
+
+/// What ffprobe says of a video's first video stream (cover art skipped).
+struct VideoProbe: Equatable {
+    /// The stream's index in the file, for `-map 0:N`.
+    var stream: Int
+    /// Stored size, and the display matrix's rotation in degrees.
+    var storedWidth: Int
+    var storedHeight: Int
+    var rotation: Int
+    /// The stream's time base: a pts times this is seconds.
+    var timeBase: (num: Int, den: Int)
+    /// Seconds (the stream's duration, else the file's); nil when unknown.
+    var duration: Double?
+    /// `color_transfer`: "smpte2084" (PQ) and "arib-std-b67" (HLG) are HDR.
+    var transfer: String
+    var pixelFormat: String
+
+    static func == (a: VideoProbe, b: VideoProbe) -> Bool {
+        a.stream == b.stream && a.storedWidth == b.storedWidth && a.storedHeight == b.storedHeight
+            && a.rotation == b.rotation && a.timeBase == b.timeBase && a.duration == b.duration
+            && a.transfer == b.transfer && a.pixelFormat == b.pixelFormat
+    }
+
+    /// Upright size: ffmpeg turns frames by the display matrix (autorotate).
+    var width: Int { quarterTurned ? storedHeight : storedWidth }
+    var height: Int { quarterTurned ? storedWidth : storedHeight }
+    private var quarterTurned: Bool { abs(rotation) % 180 == 90 }
+
+    var isHDR: Bool { transfer == "smpte2084" || transfer == "arib-std-b67" }
+
+    /// Seconds of a pts in the stream's time base.
+    func seconds(_ pts: Int) -> Double { Double(pts) * Double(timeBase.num) / Double(timeBase.den) }
+
+    /// Runs ffprobe on the file at `path`.
+    static func probe(_ tools: VideoTools, path: String, source: String) throws(FaceCropError) -> VideoProbe {
+        let result = try tools.probe(
+            [
+                "-v", "error", "-of", "json", "-show_entries",
+                "stream=index,codec_type,width,height,time_base,duration,color_transfer,pix_fmt:stream_disposition=attached_pic:stream_side_data=rotation:format=duration",
+                path,
+            ], source: source)
+        guard result.status == 0 else {
+            throw .videoFailed(source, reason: "ffprobe cannot read it" + FFmpeg.lastLines(result.stderr, count: 2))
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] else {
+            throw .videoFailed(source, reason: "ffprobe's answer is not JSON")
+        }
+        return try parse(object, source: source)
+    }
+
+    /// The facts of ffprobe's JSON answer.
+    static func parse(_ object: [String: Any], source: String) throws(FaceCropError) -> VideoProbe {
+        let streams = object["streams"] as? [[String: Any]] ?? []
+        let video = streams.first { stream in
+            let cover = (stream["disposition"] as? [String: Any])?["attached_pic"] as? Int ?? 0
+            return stream["codec_type"] as? String == "video" && cover == 0
+        }
+        guard let video else {
+            let kinds = Set(streams.compactMap { $0["codec_type"] as? String }).sorted()
+            throw .videoFailed(source, reason: kinds.isEmpty ? "no streams" : "no video stream (only \(kinds.joined(separator: ", ")))")
+        }
+        guard let index = video["index"] as? Int, let width = video["width"] as? Int, let height = video["height"] as? Int,
+            width > 0, height > 0
+        else { throw .videoFailed(source, reason: "the video stream has no frame size") }
+        let base = (video["time_base"] as? String ?? "").split(separator: "/").compactMap { Int($0) }
+        guard base.count == 2, base[0] > 0, base[1] > 0 else {
+            throw .videoFailed(source, reason: "the video stream has no time base")
+        }
+        let sides = video["side_data_list"] as? [[String: Any]] ?? []
+        let rotation = sides.compactMap { $0["rotation"] as? Int }.first ?? 0
+        let format = object["format"] as? [String: Any]
+        let duration = (video["duration"] as? String).flatMap(Double.init) ?? (format?["duration"] as? String).flatMap(Double.init)
+        return VideoProbe(
+            stream: index, storedWidth: width, storedHeight: height, rotation: rotation, timeBase: (base[0], base[1]),
+            duration: duration, transfer: video["color_transfer"] as? String ?? "", pixelFormat: video["pix_fmt"] as? String ?? "")
+    }
+
+    /// The stream's packet times (pts, sorted: presentation order), read by
+    /// demuxing only: frame numbers come from them.
+    func packetTimes(_ tools: VideoTools, path: String, source: String) throws(FaceCropError) -> [Int] {
+        let result = try tools.probe(
+            ["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts", "-of", "csv=p=0", path],
+            source: source)
+        guard result.status == 0 else {
+            throw .videoFailed(source, reason: "ffprobe cannot read its packets" + FFmpeg.lastLines(result.stderr, count: 2))
+        }
+        var times: [Int] = []
+        var value = 0
+        var negative = false
+        var digits = false
+        for byte in result.stdout {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                digits = true
+            case UInt8(ascii: "-"):
+                negative = true
+            case UInt8(ascii: "\n"):
+                if digits { times.append(negative ? -value : value) }
+                (value, negative, digits) = (0, false, false)
+            default:
+                // "N/A", a comma: not a time.
+                if byte != UInt8(ascii: "\r") && byte != UInt8(ascii: ",") { digits = false }
+            }
+        }
+        if digits { times.append(negative ? -value : value) }
+        times.sort()
+        return times
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+
+@testable import FaceCropKit
+
+/// Videos made with ffmpeg from Fixtures portraits at test time
+/// (scripts/make-test-videos), read by the real binary through the real
+/// ffmpeg and ffprobe.
+@Suite(.serialized)
+struct VideoTests {
+    /// The test videos, made once for the suite.
+    static let made: URL = {
+        let folder = try! makeTemporaryFolder()
+        let process = Process()
+        process.executableURL = packageRoot.appendingPathComponent("scripts/make-test-videos")
+        process.arguments = [folder.path]
+        try! process.run()
+        process.waitUntilExit()
+        precondition(process.terminationStatus == 0, "scripts/make-test-videos failed")
+        return folder
+    }()
+
+    /// A work folder with `names` (paths under the made videos) in `videos/`.
+    func videos(_ names: [String]) throws -> (work: URL, videos: URL) {
+        let work = try makeTemporaryFolder()
+        let videos = work.appendingPathComponent("videos")
+        for name in names {
+            let target = videos.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Self.made.appendingPathComponent(name), to: target)
+        }
+        return (work, videos)
+    }
+
+    /// Presentation times of a video's frames as ffprobe lists its packets, sorted.
+    func frameTimes(_ video: URL) throws -> [Double] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        process.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", video.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }.sorted()
+    }
+
+    /// The face appears at the cut (1.3 s, into a 10 fps part after 30 fps:
+    /// variable frame rate); the first crop's time is a real frame's time,
+    /// within one frame of the cut, and `frame` is that frame's number.
+    @Test func timesAreFramePresentationTimes() throws {
+        let (work, videos) = try videos(["cut.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("out")
+        let run = try runFaceCrop([videos.path, "-o", out.path, "--video-fps", "10", "-q"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try readManifest(out).filter { $0["status"] as? String == "ok" }
+        let times = try frameTimes(videos.appendingPathComponent("cut.mp4"))
+        let appears = try #require(times.first { $0 > 1.3 + 0.001 })
+        let first = try #require(lines.first)
+        let time = try #require(first["time"] as? Double)
+        #expect(time >= appears - 1e-6 && time <= appears + 0.1 + 1e-6, "face at \(appears) s, first crop at \(time) s")
+        let frame = try #require(first["frame"] as? Int)
+        #expect(abs(times[frame] - time) < 1e-6)
+        #expect(first["video"] as? Bool == true)
+        #expect(first["crop"] as? String == "cut.mp4.t\(String(format: "%06d.%03d", Int(time), Int((time * 1000).rounded(.down)) % 1000)).face0.jpg")
+        // Every sample is a real frame, at least 0.1 s after the one before.
+        let sampled = lines.compactMap { $0["time"] as? Double }
+        for (a, b) in zip(sampled, sampled.dropFirst()) { #expect(b - a >= 0.1 - 1e-6) }
+        for t in sampled { #expect(times.contains { abs($0 - t) < 1e-6 }) }
+        #expect(Set(lines.compactMap { $0["track"] as? Int }) == [0])
+    }
+
+    /// A phone-style rotation tag: the frames are turned by it, so the
+    /// crop is upright (the detector finds the face in it again) and the
+    /// manifest gives the upright size.
+    @Test func rotatedVideosGiveUprightCrops() throws {
+        let (work, videos) = try videos(["rot90.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("out")
+        let run = try runFaceCrop([videos.path, "-o", out.path, "-q"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try readManifest(out)
+        let first = try #require(lines.first)
+        #expect(first["status"] as? String == "ok")
+        #expect(first["width"] as? Int == 640 && first["height"] as? Int == 480)
+        // The crop, run through facecrop as a photo, has an upright face.
+        let crop = out.appendingPathComponent(try #require(first["crop"] as? String))
+        let again = work.appendingPathComponent("again")
+        let check = try runFaceCrop([crop.path, "-o", again.path, "-q", "--size", "128"])
+        #expect(check.status == 0)
+        #expect(try readManifest(again).first?["status"] as? String == "ok")
+    }
+
+    /// Two people with the camera panning: two tracks, each face keeping
+    /// its id; --per-track 1 keeps each track's best crop and removes the rest.
+    @Test func facesAreLinkedIntoTracks() throws {
+        let (work, videos) = try videos(["pan.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("out")
+        #expect(try runFaceCrop([videos.path, "-o", out.path, "--video-fps", "4", "-q"]).status == 0)
+        let all = try readManifest(out)
+        let tracks = Dictionary(grouping: all, by: { $0["track"] as? Int ?? -1 })
+        #expect(tracks.keys.sorted() == [0, 1])
+        // Within a track the face moves left as the camera pans right.
+        for (_, lines) in tracks {
+            let xs = lines.compactMap { rect($0["bbox"])?.x }
+            #expect(xs.count >= 4)
+            #expect(zip(xs, xs.dropFirst()).allSatisfy { $0 >= $1 })
+        }
+        let best = work.appendingPathComponent("best")
+        #expect(try runFaceCrop([videos.path, "-o", best.path, "--video-fps", "4", "--per-track", "1", "-q"]).status == 0)
+        let kept = try readManifest(best)
+        #expect(kept.count == 2)
+        #expect(kept.map { $0["track_rank"] as? Int } == [1, 1])
+        #expect(Set(kept.compactMap { $0["track_length"] as? Int }) == Set(tracks.values.map(\.count)))
+        for line in kept { #expect(line["quality"] is Double && line["frontality"] is Double) }
+        let files = try FileManager.default.contentsOfDirectory(atPath: best.path).filter { $0.hasPrefix("pan.mp4.") }
+        #expect(files.sorted() == kept.compactMap { $0["crop"] as? String }.sorted())
+    }
+
+    /// 10-bit HLG is tone-mapped to 8-bit SDR and both faces are found.
+    @Test func hdrIsToneMapped() throws {
+        let (work, videos) = try videos(["hlg10.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("out")
+        #expect(try runFaceCrop([videos.path, "-o", out.path, "-q"]).status == 0)
+        let lines = try readManifest(out)
+        #expect(lines.count == 2)
+        #expect(Set(lines.compactMap { $0["track"] as? Int }) == [0, 1])
+    }
+
+    /// A truncated file and an audio-only one: an error line each, naming
+    /// the file; nothing of the truncated one is left; the others go on.
+    @Test func brokenVideosAreErrorLines() throws {
+        let (work, videos) = try videos(["truncated.mp4", "audio-only.mp4", "rot90.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("out")
+        let run = try runFaceCrop([videos.path, "-o", out.path, "-q"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("'truncated.mp4': could not read video: ffmpeg stopped with status 1"))
+        #expect(run.stderr.contains("'audio-only.mp4': could not read video: no video stream (only audio)"))
+        let bySource = linesBySource(try readManifest(out))
+        #expect(bySource["truncated.mp4"]?.first?["status"] as? String == "error")
+        #expect(bySource["rot90.mp4"]?.first?["status"] as? String == "ok")
+        let left = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("truncated") }
+        #expect(left.isEmpty, "\(left)")
+        let long = try runFaceCrop([videos.appendingPathComponent("rot90.mp4").path, "-o", work.appendingPathComponent("long").path, "-q", "--max-video-seconds", "0.5"])
+        #expect(long.status == 1)
+        #expect(long.stderr.contains("'rot90.mp4': refused: 1 s long, over the limit of 0.5 s (--max-video-seconds)"))
+    }
+
+    /// A Live Photo's .MOV is skipped by default and read with --live-photo-videos.
+    @Test func livePhotoVideosAreSkippedByDefault() throws {
+        let (work, videos) = try videos(["live/IMG_0001.HEIC", "live/IMG_0001.MOV"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("out")
+        #expect(try runFaceCrop([videos.path, "-o", out.path, "-q"]).status == 0)
+        #expect(Set(try readManifest(out).compactMap { $0["source"] as? String }) == ["live/IMG_0001.HEIC"])
+        let both = work.appendingPathComponent("both")
+        #expect(try runFaceCrop([videos.path, "-o", both.path, "-q", "--live-photo-videos"]).status == 0)
+        #expect(Set(try readManifest(both).compactMap { $0["source"] as? String }) == ["live/IMG_0001.HEIC", "live/IMG_0001.MOV"])
+    }
+
+    /// The same videos give the same bytes at --jobs 1 and 2; a rerun reads
+    /// nothing again and changes nothing.
+    @Test func rerunsAreByteIdentical() throws {
+        let (work, videos) = try videos(["pan.mp4", "rot90.mp4", "cut.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let one = work.appendingPathComponent("one")
+        let two = work.appendingPathComponent("two")
+        #expect(try runFaceCrop([videos.path, "-o", one.path, "-q", "-j", "1", "--no-report", "--no-contact-sheet"]).status == 0)
+        #expect(try runFaceCrop([videos.path, "-o", two.path, "-q", "-j", "2", "--no-report", "--no-contact-sheet"]).status == 0)
+        let first = try fingerprint(one).filter { $0.key != "stats.json" }
+        #expect(first == (try fingerprint(two).filter { $0.key != "stats.json" }))
+        let again = try runFaceCrop([videos.path, "-o", one.path, "-j", "2", "--no-report", "--no-contact-sheet", "--json"])
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("\"reused\": 3") || again.stdout.contains("\"reused\":3"), "\(again.stdout)")
+        #expect(first == (try fingerprint(one).filter { $0.key != "stats.json" }))
+    }
+}
+
+extension VideoTests {
+    /// Ctrl-C during a video: it stops at the next frame, keeps none of its
+    /// crops, says so, and the next run reads it again.
+    @Test func aStoppedVideoKeepsNothingAndIsReadAgain() throws {
+        let (work, videos) = try videos(["pan.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        try FileManager.default.copyItem(
+            at: fixtures.appendingPathComponent("faces/astronaut.jpg"), to: videos.appendingPathComponent("a.jpg"))
+        let out = work.appendingPathComponent("out")
+        let arguments = [videos.path, "-o", out.path, "--video-fps", "10", "-j", "1", "-q"]
+        #expect(try interruptFaceCrop(arguments, once: out, after: 0.5, with: SIGINT) == 130)
+        let lines = linesBySource(try readManifest(out))
+        #expect(lines["pan.mp4"]?.first?["error"] as? String == "could not read video: stopped before its end; the next run reads it again")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("pan.mp4") }.isEmpty)
+        #expect(try runFaceCrop(arguments).status == 0)
+        #expect(linesBySource(try readManifest(out))["pan.mp4"]?.first?["status"] as? String == "ok")
+    }
+}
+
+/// The Live Photo rule and the crop-name times: pure.
+struct VideoUnitTests {
+    @Test(arguments: [
+        ("IMG_0001.MOV", ["IMG_0001.HEIC", "IMG_0001.MOV"], true),
+        ("img_0001.mov", ["IMG_0001.JPG"], true),
+        ("IMG_0001.MOV", ["IMG_0001.jpeg"], true),
+        ("IMG_0001.MOV", ["IMG_0002.HEIC"], false),
+        ("IMG_0001.MP4", ["IMG_0001.HEIC"], false),
+        ("IMG_0001.MOV", ["IMG_0001.PNG"], false),
+        ("clip.mov", ["clip.mov"], false),
+    ])
+    func livePhotoRule(name: String, folder: [String], skipped: Bool) {
+        #expect(LivePhoto.isMotion(name, stills: LivePhoto.stillStems(folder)) == skipped)
+    }
+
+    @Test func timeTagsAreMillisecondsRoundedDown() {
+        let probe = VideoProbe(
+            stream: 0, storedWidth: 2, storedHeight: 2, rotation: 0, timeBase: (1, 90_000), duration: nil, transfer: "",
+            pixelFormat: "")
+        #expect(PhotoProcessor.timeTag(1_111_111, probe: probe) == "t000012.345")
+        #expect(PhotoProcessor.timeTag(0, probe: probe) == "t000000.000")
+        #expect(PhotoProcessor.time(1_111_111, probe: probe) == 12.345678)
+        #expect(PhotoProcessor.frameNumber(30, packets: [0, 10, 20, 30, 40]) == 3)
+    }
+}
+
+/// The tracker: pure, on boxes and gray frames made here.
+struct TrackerTests {
+    let plain = GrayImage(width: 8, height: 8, pixels: [UInt8](repeating: 100, count: 64))
+    let other = GrayImage(width: 8, height: 8, pixels: [UInt8](repeating: 250, count: 64))
+    func box(_ x: Int) -> PixelRect { PixelRect(x: x, y: 10, width: 100, height: 100) }
+
+    @Test func movingFacesKeepTheirTracksAndNewOnesGetTheNextID() {
+        var tracker = Tracker()
+        #expect(tracker.assign([box(0), box(400)], gray: plain) == [0, 1])
+        // Both moved 20 px; listed the other way round.
+        #expect(tracker.assign([box(420), box(20)], gray: plain) == [1, 0])
+        #expect(tracker.assign([box(40), box(800)], gray: plain) == [0, 2])
+    }
+
+    @Test func aShortMissIsAllowedALongOneIsNot() {
+        var tracker = Tracker()
+        #expect(tracker.assign([box(0)], gray: plain) == [0])
+        #expect(tracker.assign([], gray: plain) == [])
+        #expect(tracker.assign([], gray: plain) == [])
+        #expect(tracker.assign([box(0)], gray: plain) == [0])
+        for _ in 0..<3 { _ = tracker.assign([], gray: plain) }
+        #expect(tracker.assign([box(0)], gray: plain) == [1])
+    }
+
+    @Test func aCutEndsEveryTrack() {
+        var tracker = Tracker()
+        #expect(tracker.assign([box(0)], gray: plain) == [0])
+        #expect(tracker.assign([box(0)], gray: other) == [1])
+        #expect(tracker.assign([box(0)], gray: other) == [1])
+    }
+
+    @Test func frontalityAndQuality() {
+        let frontal = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(50, 60), Point2D(35, 80), Point2D(65, 80)])
+        let turned = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(62, 60), Point2D(35, 80), Point2D(65, 80)])
+        let past = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(75, 60), Point2D(35, 80), Point2D(65, 80)])
+        #expect(TrackQuality.frontality(frontal) == 1)
+        #expect(TrackQuality.frontality(turned) == 0.181)  // (8/32 + 3/27) / 2
+        #expect(TrackQuality.frontality(past) == 0)
+        #expect(TrackQuality.quality(score: 0.9, frontality: 1, sharpness: 100) == 0.45)
+    }
+}
