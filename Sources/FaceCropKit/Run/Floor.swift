@@ -8,7 +8,7 @@ extension FaceCropCommand {
         Cascade.setLibraryThreads(1)
         let config = detectorConfig(options)
         var detectors: [Detector] = []
-        for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config)) }
+        for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config, sharing: detectors.first)) }
         let walk = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil)
             .walk(options.inputs).makeIterator()
         let processor = PhotoProcessor(settings: CropSettings(options), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
