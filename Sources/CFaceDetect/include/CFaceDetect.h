@@ -203,10 +203,14 @@ int CFaceDetect_YuNetDetect(CFaceDetect_YuNet *net, const uint8_t *rgb, int widt
 
 void CFaceDetect_YuNetClose(CFaceDetect_YuNet *net);
 
-/// A CenterFace face detection network (ONNX) run through cv::dnn. It keeps
-/// one network per canvas size (see CFaceDetect_CenterFaceCanvas), at most
-/// `max_nets` of them, because OpenCV 4.6 gives wrong results when one
-/// CenterFace network is run at a second input size. Not thread-safe.
+/// A CenterFace face detection network (ONNX) run through cv::dnn: a pool of
+/// networks, one per canvas size in use (see CFaceDetect_CenterFaceCanvas),
+/// because OpenCV 4.6 gives wrong results when one CenterFace network is run
+/// at a second input size. At most `max_nets` networks live at once (more
+/// only while more than `max_nets` detections run at once); the least
+/// recently used idle one is dropped to make room. Thread-safe: one handle
+/// may serve several threads at once, each detection checks a network out
+/// of the pool for each pass. Close it only when no detection runs.
 typedef struct CFaceDetect_CenterFace CFaceDetect_CenterFace;
 
 int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDetect_CenterFace **net, char **message);
@@ -231,7 +235,7 @@ int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *net, const uint8_t *rgb
                                  size_t stride, float score_threshold, float nms_threshold,
                                  CFaceDetect_YuNetFace **faces, size_t *count, char **message);
 
-/// How many networks (canvas sizes) it holds now.
+/// How many networks it holds now (idle and in use).
 int CFaceDetect_CenterFaceNetCount(const CFaceDetect_CenterFace *net);
 
 void CFaceDetect_CenterFaceClose(CFaceDetect_CenterFace *net);

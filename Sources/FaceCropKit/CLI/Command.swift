@@ -85,6 +85,6 @@ public enum FaceCropCommand {
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
             modelPath: options.detector.usesModel ? ModelLocator.resolve(options.model, kind: options.detector) : options.model, minNeighbors: options.minNeighbors,
             minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
-            needsPeople: options.personOnly, needsEyes: options.align != .none)
+            needsPeople: options.personOnly, needsEyes: options.align != .none, workers: options.effectiveJobs)
     }
 }

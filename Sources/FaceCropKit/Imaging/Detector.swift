@@ -62,6 +62,8 @@ struct DetectorConfig: Sendable {
     var minScore: Double
     var needsPeople = false
     var needsEyes = false
+    /// Workers that detect at once (`--jobs`): sizes the CenterFace pool.
+    var workers = 1
 
     static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
 
@@ -102,7 +104,9 @@ final class Detector: @unchecked Sendable {
     /// both that (it was most of the remeasure's cost).
     private var remeasureNet: YuNet?
 
-    init(_ config: DetectorConfig) throws(FaceCropError) {
+    /// `sharing`: another worker's detector of the same `config`, whose
+    /// CenterFace network pool this one uses too (one pool per process).
+    init(_ config: DetectorConfig, sharing other: Detector? = nil) throws(FaceCropError) {
         self.config = config
         func load(_ name: String) throws(FaceCropError) -> Cascade {
             try Cascade(path: (config.cascadeFolder as NSString).appendingPathComponent(name))
@@ -131,7 +135,13 @@ final class Detector: @unchecked Sendable {
                 throw .modelUnavailable("", reason: ModelLocator.missingReason(config.kind))
             }
             yunet = config.kind == .yunet ? try YuNet(path: path) : nil
-            centerFace = config.kind == .centerface ? try CenterFace(path: path) : nil
+            if config.kind == .centerface, let shared = other?.centerFace {
+                centerFace = shared
+            } else if config.kind == .centerface {
+                centerFace = try CenterFace(path: path, maxNets: CenterFace.maxNets(workers: config.workers))
+            } else {
+                centerFace = nil
+            }
         } else {
             yunet = nil
             centerFace = nil
@@ -403,19 +413,24 @@ final class YuNet {
     }
 }
 
-/// A CenterFace face detection network: one cv::dnn network per canvas size
-/// (at most `CenterFace.maxNets`), because OpenCV 4.6 gives wrong results
-/// when one network is run at a second input size (CFaceDetect_CenterFaceNew).
-/// Not thread-safe: owned by one `Detector`.
-final class CenterFace {
-    /// Canvas sizes held at once: a phone library's landscape and portrait
-    /// photos, each at the detection size and at 320 px (the large-face
-    /// pass). Measured cost in docs/centerface.md.
-    static let maxNets = 4
+/// A CenterFace face detection network pool: one cv::dnn network per canvas
+/// size in use (at most `maxNets(workers:)` in all), because OpenCV 4.6 gives
+/// wrong results when one network is run at a second input size
+/// (CFaceDetect_CenterFaceNew).
+///
+/// Thread-safe: the shim locks its pool and lends each network to one pass
+/// at a time, so every worker's `Detector` shares one (which is what makes
+/// the `@unchecked Sendable` sound).
+final class CenterFace: @unchecked Sendable {
+    /// Networks alive at once for `workers` workers: one each at the
+    /// detection size, and one more for the 320 px large-face pass. OpenCV
+    /// 4.6 keeps ~170 MB of layer buffers per 1024 x 768 network; a pool per
+    /// worker of 4 networks was 950 MiB at --jobs 2 (docs/centerface.md).
+    static func maxNets(workers: Int) -> Int { max(1, workers) + 1 }
 
     private let handle: OpaquePointer
 
-    init(path: String, maxNets: Int = CenterFace.maxNets) throws(FaceCropError) {
+    init(path: String, maxNets: Int) throws(FaceCropError) {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         guard CFaceDetect_CenterFaceNew(path, Int32(maxNets), &handle, &message) == 0, let handle else {

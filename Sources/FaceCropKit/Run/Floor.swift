@@ -8,7 +8,7 @@ extension FaceCropCommand {
         Cascade.setLibraryThreads(1)
         let config = detectorConfig(options)
         var detectors: [Detector] = []
-        for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config)) }
+        for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config, sharing: detectors.first)) }
         let walk = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil,
             libraryEdits: options.libraryEdits, libraryDerivatives: options.libraryDerivatives)
             .walk(options.inputs).makeIterator()

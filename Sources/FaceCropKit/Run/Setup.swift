@@ -102,13 +102,13 @@ struct RunSetup {
         }
     }
 
-    /// One detector per worker (`--jobs`), the first among them. The setup
-    /// keeps none, so they go (OpenCV's models and buffers) with the pipeline.
+    /// One detector per worker (`--jobs`), the first among them, sharing its
+    /// CenterFace network pool. The setup keeps none, so they go (OpenCV's models and buffers) with the pipeline.
     mutating func takeDetectors() throws(FaceCropError) -> [Detector] {
         var detectors: [Detector] = []
         if let detector { detectors.append(detector) }
         detector = nil
-        while detectors.count < options.effectiveJobs { detectors.append(try Detector(config)) }
+        while detectors.count < options.effectiveJobs { detectors.append(try Detector(config, sharing: detectors.first)) }
         return detectors
     }
 }
