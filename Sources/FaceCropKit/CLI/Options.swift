@@ -43,6 +43,8 @@ public struct Options: Sendable, Equatable {
     public var prune = true
     /// The rejections file (nil: `<output>/rejections.txt`).
     public var rejections: String?
+    /// The people file (nil: `<output>/people.txt`).
+    public var peopleFile: String?
     /// Whether a deleted crop is recorded as a rejection at the next run.
     public var recordDeletions = true
     /// `--dedup[=N]`: the Hamming distance within which crops are near-duplicates.
@@ -162,6 +164,9 @@ public enum OptionTable {
         .flag(["--no-prune"], "Keep the crops of photos that are gone from the inputs (default: remove them).") { $0.prune = false },
         .value(["--rejections"], "FILE", "Faces rejected by a person, one '<photo sha256> <x>,<y>,<w>,<h>' a line: no crop, status rejected (default: <output>/rejections.txt).") {
             $0.rejections = $1
+        },
+        .value(["--people-file"], "FILE", "Names and corrections of people, one statement a line ('alice = <photo sha256> <x>,<y>,<w>,<h>' names that face's person; 'alice: FACE', 'not alice: FACE', 'ignore = FACE'), applied to every grouping (default: <output>/people.txt).") {
+            $0.peopleFile = $1
         },
         .flag(["--no-record-deletions"], "Make deleted crops again (default: a crop deleted since the last run is recorded as a rejection).") {
             $0.recordDeletions = false

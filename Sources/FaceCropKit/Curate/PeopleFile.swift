@@ -168,6 +168,29 @@ public struct PeopleFile: Sendable, Equatable {
         return nil
     }
 
+    /// Where each statement's name lies on its line (0-based line index, the
+    /// name, the text before and after it), so that a page can rename a
+    /// person by rewriting only the name and keep the rest of the line, its
+    /// comment included. `ignore` statements name no one and are left out.
+    var nameSpans: [(index: Int, name: String, prefix: String, suffix: String)] {
+        statements.compactMap { statement in
+            switch statement.kind {
+            case .ignoreGroup, .ignoreFace: return nil
+            case .nameGroup(let name), .nameFace(let name), .notPerson(let name):
+                let line = lines[statement.line - 1]
+                guard let mark = line.firstIndex(where: { $0 == "=" || $0 == ":" }) else { return nil }
+                var start = line.startIndex
+                while start < mark, line[start] == " " || line[start] == "\t" { start = line.index(after: start) }
+                if case .notPerson = statement.kind {
+                    start = line.index(start, offsetBy: Self.notWord.count)
+                    while start < mark, line[start] == " " || line[start] == "\t" { start = line.index(after: start) }
+                }
+                guard let range = line.range(of: name, range: start..<mark) else { return nil }
+                return (statement.line - 1, name, String(line[..<range.lowerBound]), String(line[range.upperBound...]))
+            }
+        }
+    }
+
     /// The file at `path`; an empty one when there is none.
     public static func load(path: String) throws(PeopleFileError) -> PeopleFile {
         guard FileManager.default.fileExists(atPath: path) else { return PeopleFile() }

@@ -211,3 +211,81 @@ struct NamingTests {
         #expect(Naming.apply(reordered, to: faces).persons == c.persons)
     }
 }
+
+struct PeopleListingTests {
+    static func face(_ number: Int, photo: String, side: Int, sharpness: Double, person: String?) -> PeopleListing.Face {
+        PeopleListing.Face(
+            number: number, crop: "\(photo).face0.jpg", photo: photo, face: 0,
+            handle: Rejection(sha256: String(repeating: String(number % 10), count: 64), box: .init(x: 0, y: 0, width: side, height: side)),
+            sharpness: sharpness, person: person)
+    }
+
+    static let faces = [
+        face(1, photo: "a.jpg", side: 100, sharpness: 50, person: "person-0002"),
+        face(2, photo: "b.jpg", side: 200, sharpness: 90, person: "alice"),
+        face(3, photo: "b.jpg", side: 190, sharpness: 300, person: "alice"),
+        // The sharpest, but a third of the largest's side: not the representative.
+        face(4, photo: "c.jpg", side: 60, sharpness: 900, person: "alice"),
+        face(5, photo: "d.jpg", side: 80, sharpness: 10, person: nil),
+        face(6, photo: "e.jpg", side: 80, sharpness: 10, person: "bob"),
+        face(7, photo: "e.jpg", side: 80, sharpness: 10, person: nil),
+        face(8, photo: "e.jpg", side: 80, sharpness: 10, person: "person-0002"),
+    ]
+
+    @Test func peopleLargestFirstWithCountsAndRepresentative() {
+        let listing = PeopleListing(faces: Self.faces, grouped: true)
+        #expect(listing.people.map(\.label) == ["alice", "person-0002", "bob"])
+        #expect(listing.people.map(\.faces.count) == [3, 2, 1])
+        #expect(listing.people.map(\.photos) == [2, 2, 1])
+        #expect(listing.people.map(\.representative.number) == [3, 1, 6])
+        #expect(listing.people.map(\.named) == [true, false, true])
+        #expect(listing.unassigned.map(\.number) == [5, 7])
+        #expect(listing.unassignedPhotos == 2)
+        #expect(listing.text.hasPrefix("person       faces  photos  representative crop\nalice            3       2  #3 b.jpg.face0.jpg\n"))
+        #expect(listing.text.hasSuffix("3 people; 2 unassigned faces in 2 photos:\n  #5 d.jpg.face0.jpg\n  #7 e.jpg.face0.jpg\n"))
+        let json = listing.json
+        #expect(json["people"].map { if case .array(let people) = $0 { people.count } else { 0 } } == 3)
+        #expect(json["unassigned"]?["faces"]?.intValue == 2)
+    }
+
+    @Test(arguments: [
+        ("a", false), ("person-0007", true), ("person-12", true), ("person-", false), ("person-7a", false), ("Person-0001", false),
+    ])
+    func groupIDs(_ label: String, _ isID: Bool) {
+        #expect(PeopleListing.isGroupID(label) == isID)
+    }
+
+    /// A rename rewrites only the name on its line; the rest, comments too, stays.
+    @Test func nameSpansRewriteOnlyTheName() throws {
+        let face = "\(String(repeating: "ab", count: 32)) 1,2,3,4"
+        let text = "# alice = not a statement\n  alice =\(face) # alice here\nnot  alice : \(face)\nignore = \(face)\nbob: \(face)\n"
+        let file = try PeopleFile.parse(text, file: "p.txt")
+        var lines = file.lines
+        for span in file.nameSpans where span.name == "alice" { lines[span.index] = span.prefix + "Alicia M" + span.suffix }
+        #expect(lines == [
+            "# alice = not a statement", "  Alicia M =\(face) # alice here", "not  Alicia M : \(face)", "ignore = \(face)", "bob: \(face)",
+        ])
+        #expect(try PeopleFile.parse(lines.joined(separator: "\n"), file: "p.txt").statements.map(\.text) == [
+            "Alicia M = \(face)", "not Alicia M: \(face)", "ignore = \(face)", "bob: \(face)",
+        ])
+    }
+
+    /// The page: a row per person, a thumbnail per face, a "not this person"
+    /// box per face of a person and a name box per face of no one, and the
+    /// file embedded as it was.
+    @Test func peoplePageRowsAndBoxes() throws {
+        let listing = PeopleListing(faces: Self.faces, grouped: true)
+        let file = try PeopleFile.parse("# names\nalice = \(Self.faces[1].handle)  # b.jpg face 0\n", file: "p.txt")
+        let html = ReportPeople.page(listing, file: file, output: "/data/set")
+        func count(_ text: String) -> Int { html.components(separatedBy: text).count - 1 }
+        #expect(count("<section class=\"person\"") == 3)
+        #expect(count("<figure class=\"face") == 8)
+        #expect(count("class=\"not\"") == 6)
+        #expect(count("class=\"who\"") == 2)
+        #expect(html.contains("<script type=\"application/json\" id=\"people-file\">\"# names\\nalice = \(Self.faces[1].handle)  # b.jpg face 0\\n\"</script>"))
+        // The face a new name of person-0002 would be given through: its representative, which no statement names.
+        #expect(html.contains("data-original=\"person-0002\" data-anchor=\"\(Self.faces[0].handle)\""))
+        let unreadable = ReportPeople.page(listing, file: nil, output: "/data/set")
+        #expect(!unreadable.contains("class=\"not\"") && !unreadable.contains("<script"))
+    }
+}
