@@ -23,9 +23,9 @@ struct RunResult {
 
 /// Runs the real binary as a user would. Its output goes to files, so no
 /// pipe can fill up and block it.
-func runFaceCrop(_ arguments: [String], through launcher: [String] = [], environment: [String: String]? = nil) throws
-    -> RunResult
-{
+func runFaceCrop(
+    _ arguments: [String], through launcher: [String] = [], environment: [String: String]? = nil, directory: URL? = nil
+) throws -> RunResult {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let outURL = folder.appendingPathComponent("stdout")
@@ -41,6 +41,7 @@ func runFaceCrop(_ arguments: [String], through launcher: [String] = [], environ
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     if let environment { process.environment = environment }
+    if let directory { process.currentDirectoryURL = directory }
     try process.run()
     process.waitUntilExit()
     try out.close()

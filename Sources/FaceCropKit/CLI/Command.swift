@@ -86,6 +86,7 @@ public enum FaceCropCommand {
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
             modelPath: options.detector == .yunet ? ModelLocator.resolve(options.model) : options.model, minNeighbors: options.minNeighbors,
             minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
-            needsPeople: options.personOnly, needsEyes: options.align != .none)
+            needsPeople: options.personOnly, needsEyes: options.align != .none, embeds: options.people,
+            peopleModels: options.people ? PeopleModels.resolve() : nil)
     }
 }

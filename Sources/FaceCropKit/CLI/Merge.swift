@@ -120,6 +120,10 @@ enum MergeCommand {
                     store: store, output: output, threshold: threshold, split: split, settingsHash: hash, settings: settings,
                     temporaries: temporaries)
             }
+            if described?["people"] is String {
+                merged = try PeopleStep.apply(
+                    to: merged, store: store, output: output, settingsHash: hash, settings: settings, temporaries: temporaries)
+            }
             let runs = shardRuns(shards, photos: merged.photos, started: started)
             var stats = Stats(
                 settings: settings, settingsHash: hash, counts: merged,

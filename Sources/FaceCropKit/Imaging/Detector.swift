@@ -56,6 +56,10 @@ struct DetectorConfig: Sendable {
     var minScore: Double
     var needsPeople = false
     var needsEyes = false
+    /// `--people`: a face descriptor per crop.
+    var embeds = false
+    /// dlib's two model files, when found (`PeopleModels.resolve`).
+    var peopleModels: PeopleModelPaths?
 
     static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
 
@@ -94,6 +98,8 @@ final class Detector: @unchecked Sendable {
     /// kept at the remeasure's canvas and one at the detection size spare
     /// both that (it was most of the remeasure's cost).
     private var remeasureNet: YuNet?
+    /// `--people`: dlib's landmarks and face descriptor.
+    let embedder: Embedder?
 
     init(_ config: DetectorConfig) throws(FaceCropError) {
         self.config = config
@@ -126,6 +132,12 @@ final class Detector: @unchecked Sendable {
             yunet = try YuNet(path: path)
         } else {
             yunet = nil
+        }
+        if config.embeds {
+            guard let models = config.peopleModels else { throw .peopleModelsUnavailable(PeopleModels.missingReason) }
+            embedder = try Embedder(recognition: models.recognition, landmarks: models.landmarks)
+        } else {
+            embedder = nil
         }
     }
 

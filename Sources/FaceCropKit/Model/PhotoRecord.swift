@@ -26,6 +26,12 @@ struct FaceRecord: Sendable, Equatable {
     /// The crop's perceptual hash (faces with a crop, and duplicates).
     var phash: PerceptualHash?
     var duplicateOf: String?
+    /// `--people`: the crop's face descriptor (faces with a crop).
+    var embedding: Embedding?
+    /// `--people`: the face's row in embeddings.npy and its person (nil: in
+    /// no group), set by the grouping after the run.
+    var embeddingRow: Int?
+    var person: String?
 }
 
 enum FaceStatus: String, Sendable {
@@ -136,6 +142,9 @@ public struct RunCounts: Sendable, Equatable {
     public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
     public var reused = 0
+    /// `--people`: people found, and faces in one of them (nil: not grouped).
+    public var people: Int?
+    public var grouped = 0
 
     mutating func add(_ record: PhotoRecord, reused: Bool = false) {
         photos += 1

@@ -57,6 +57,11 @@ enum Manifest {
         ]
         if let phash = face.phash { fields.append(("phash", .string(phash.description))) }
         if let kept = face.duplicateOf { fields.append(("duplicate_of", .string(kept))) }
+        // --people, once grouped: the face's row in embeddings.npy and its person.
+        if let row = face.embeddingRow {
+            fields.append(("embedding", .int(row)))
+            fields.append(("person", face.person.map(JSON.string) ?? .null))
+        }
         return fields
     }
 
@@ -91,7 +96,8 @@ enum Manifest {
                     angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: line.crop ?? "", padded: padded,
                     landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
                     transform: AlignmentJSON.transform(from: line.transform),
-                    status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf))
+                    status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf,
+                    embeddingRow: line.embedding, person: line.person))
         }
         record.faces = faces
         return true
@@ -117,6 +123,8 @@ enum Manifest {
         var status: String?
         var phash: String?
         var duplicateOf: String?
+        var embedding: Int?
+        var person: String?
         var split: String?
         var photoPhash: String?
     }

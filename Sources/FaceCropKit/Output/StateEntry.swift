@@ -6,7 +6,7 @@ import Foundation
 extension PhotoRecord {
     /// The state entry, given the record's manifest lines (`Manifest.lines(of: self)`).
     func stateJSON(lines: [String]) -> JSON {
-        .object([
+        var members: [(String, JSON)] = [
             ("input", .string(label)),
             ("index", .int(input)),
             ("source", .string(source)),
@@ -16,7 +16,13 @@ extension PhotoRecord {
             ("status", .string(status.rawValue)),
             ("crops", .array(crops.map(JSON.string))),
             ("lines", .array(lines.map(JSON.string))),
-        ])
+        ]
+        // --people: each face's descriptor, so a rerun computes none again
+        // for photos that did not change (absent without it).
+        if faces.contains(where: { $0.embedding != nil }) {
+            members.append(("embeddings", .array(faces.map { $0.embedding.map { .string($0.base64) } ?? .null })))
+        }
+        return .object(members)
     }
 
     var stateJSON: JSON { stateJSON(lines: Manifest.lines(of: self)) }
@@ -32,5 +38,10 @@ extension PhotoRecord {
             label: label, input: input, source: source, size: size, modified: modified,
             sha256: object["sha256"] as? String, status: status)
         guard Manifest.read(lines, into: &self) else { return nil }
+        if let embeddings = object["embeddings"] as? [Any], embeddings.count == faces.count {
+            for (position, value) in embeddings.enumerated() {
+                faces[position].embedding = (value as? String).flatMap(Embedding.init(base64:))
+            }
+        }
     }
 }

@@ -26,6 +26,9 @@ struct Stats {
         var curation: [(String, JSON)] = []
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
+        if settings.people { curation.append(("people", .string(PeopleStep.settingsValue))) }
+        if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
+        if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
         return .object([
             ("size", .int(settings.size)),
             ("margin", .double(settings.margin)),
@@ -70,6 +73,9 @@ struct Stats {
         // Present only when set (runs without them keep their settings hash).
         if let dedup = parsed["dedup"] as? Int { members.append(("dedup", .int(dedup))) }
         if let split = parsed["split"] as? String { members.append(("split", .string(split))) }
+        if let people = parsed["people"] as? String { members.append(("people", .string(people))) }
+        if let splitBy = parsed["split_by"] as? String { members.append(("split_by", .string(splitBy))) }
+        if let keep = parsed["keep_person"] as? [String] { members.append(("keep_person", .array(keep.map(JSON.string)))) }
         return .object(members)
     }
 
@@ -99,6 +105,10 @@ struct Stats {
         // dataset without them keeps its bytes.
         if counts.rejected > 0 { members.append(("rejected", .int(counts.rejected))) }
         if counts.duplicate > 0 { members.append(("duplicate", .int(counts.duplicate))) }
+        if let people = counts.people {
+            members.append(("people", .int(people)))
+            members.append(("faces_grouped", .int(counts.grouped)))
+        }
         if !splitNames.isEmpty {
             members.append(("splits", .object(splitNames.map { ($0, .int(counts.splits[$0] ?? 0)) })))
         }

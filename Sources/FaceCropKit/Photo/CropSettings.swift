@@ -20,6 +20,10 @@ public struct CropSettings: Sendable, Equatable {
     /// `--dedup`'s distance and `--split`: they decide which crops are kept and where.
     public var dedup: Int?
     public var split: SplitSpec?
+    /// `--people` (a descriptor per crop) and how its groups curate.
+    public var people: Bool
+    public var splitByPerson: Bool
+    public var keepPerson: [String]
 
     /// How a turned crop is filled past the photo's edge: `--pad`, with
     /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
@@ -50,5 +54,8 @@ public struct CropSettings: Sendable, Equatable {
         minSharpness = options.minSharpness
         dedup = options.dedup
         split = options.split
+        people = options.people
+        splitByPerson = options.splitByPerson
+        keepPerson = options.keepPerson
     }
 }

@@ -42,6 +42,12 @@ enum RunCommit {
                         settingsHash: setup.settingsHash, settings: setup.described, temporaries: files.temporaries)
                     counts.reused = reused
                 }
+                // People are grouped over the whole dataset too.
+                if setup.settings.people, setup.options.shard == nil, processed.completed {
+                    counts = try PeopleStep.apply(
+                        to: counts, store: setup.store, output: setup.output, settingsHash: setup.settingsHash,
+                        settings: setup.described, temporaries: files.temporaries)
+                }
             } catch {
                 writeFailure = error
             }
