@@ -271,7 +271,7 @@ public enum OptionTable {
         if options.inputs.isEmpty { throw .usage("no photos given") }
         if requireOutput, options.output == nil { throw .usage("missing '--output <dir>'") }
         try checkClipOptions(options, given: given)
-        if !options.people, let name = ["--split-by", "--keep-person"].first(where: given.contains) {
+        if !options.people, let name = ["--split-by", "--keep-person", "--people-file"].first(where: given.contains) {
             throw .usage("'\(name)' needs '--people'")
         }
         if options.splitByPerson, options.split == nil {

@@ -19,8 +19,13 @@ public struct PeopleGrouping: Sendable {
         public var row: Int
         /// `person-0007`, or nil: in no group.
         public var person: String?
-        /// What the run before said (nil: new, or then in no group).
+        /// What the run before said (nil: new, or then in no group): the
+        /// grouping's id, never a name of the people file, so ids stay put
+        /// whatever the names.
         public var previous: String?
+        /// The grouping's id before the people file named or corrected it
+        /// (`PeopleCorrections.apply` sets it; the state keeps it for `previous`).
+        public var group: String? = nil
     }
 
     public var faces: [Face]
@@ -173,10 +178,28 @@ enum PeopleGroups {
     }
 }
 
-/// The seam after the grouping, before any id is written: the people.txt
-/// step (names, merges, must-link, cannot-link, ignore) replaces this body.
+/// The seam after the grouping, before any id is written: the people file
+/// (names, merges, must-link, cannot-link, ignore) applied by `Naming`.
+/// Each face's `person` becomes its final person (a name, an id, or nil)
+/// and `group` keeps the grouping's id.
 enum PeopleCorrections {
-    static func apply(_ grouping: PeopleGrouping, output: String) throws(WriteFailure) -> PeopleGrouping {
-        grouping
+    static func apply(_ grouping: PeopleGrouping, people: PeopleFile) -> (grouping: PeopleGrouping, gone: [PeopleStatement]) {
+        let faces = grouping.faces.map { face in
+            NamingFace(
+                Rejection(sha256: face.handle.sha256, box: face.handle.box), person: face.person,
+                embedding: Array(grouping.embedding(face.row)))
+        }
+        let result = Naming.apply(people.statements, to: faces)
+        var corrected = grouping
+        for index in corrected.faces.indices {
+            corrected.faces[index].group = corrected.faces[index].person
+            corrected.faces[index].person = result.persons[index]
+        }
+        return (corrected, result.gone)
+    }
+
+    /// The line stderr gets for a statement whose face is gone: once a run, and the statement stays.
+    static func goneMessage(_ statement: PeopleStatement, file: String) -> String {
+        "facecrop: '\(file)' line \(statement.line): no face of the dataset matches '\(statement.text)' (kept in the file: its photo may come back)"
     }
 }

@@ -20,21 +20,34 @@ enum PeopleStep {
 
     static func run(
         store: StateStore, output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles,
-        rule: PeopleRule = PeopleRule()
+        people: PeopleFiling = PeopleFiling(), rule: PeopleRule = PeopleRule()
     ) throws(WriteFailure) -> Result {
         var grouping = try gather(store: store, output: output, temporaries: temporaries)
         grouping = try group(grouping, rule: rule)
         // The people.txt step: names, merges and corrections, before any id is written.
-        grouping = try PeopleCorrections.apply(grouping, output: output)
+        let corrected = PeopleCorrections.apply(grouping, people: people.file)
+        grouping = corrected.grouping
+        if !people.quiet {
+            for statement in corrected.gone { Terminal.stderr(PeopleCorrections.goneMessage(statement, file: people.path) + "\n") }
+        }
         return try write(grouping, store: store, output: output, settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+    }
+
+    /// The people file a grouping honours, where it lies (for messages), and
+    /// whether its gone statements are reported.
+    struct PeopleFiling: Sendable {
+        var file = PeopleFile()
+        var path = PeopleFile.defaultName
+        var quiet = false
     }
 
     /// `run`, its counts in place of `counts` (whose reuse count stays).
     static func apply(
         to counts: RunCounts, store: StateStore, output: String, settingsHash: String, settings: JSON,
-        temporaries: TemporaryFiles
+        temporaries: TemporaryFiles, people: PeopleFiling = PeopleFiling()
     ) throws(WriteFailure) -> RunCounts {
-        let result = try run(store: store, output: output, settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        let result = try run(
+            store: store, output: output, settingsHash: settingsHash, settings: settings, temporaries: temporaries, people: people)
         var grouped = result.counts
         grouped.reused = counts.reused
         grouped.people = result.people
@@ -53,8 +66,10 @@ enum PeopleStep {
                 guard let embedding = face.embedding, let sha256 = record.sha256 else { continue }
                 try file.append(embedding.values[...])
                 embeddings += embedding.values
-                faces.append(.init(handle: FaceHandle(sha256: sha256, box: face.box), row: faces.count, person: nil, previous: face.person))
-                if let old = face.person, let number = PeopleGrouping.number(of: old) { next = max(next, number + 1) }
+                // The grouping's id the run before gave (a name of the people file is not one).
+                let previous = face.group
+                faces.append(.init(handle: FaceHandle(sha256: sha256, box: face.box), row: faces.count, person: nil, previous: previous))
+                if let old = previous, let number = PeopleGrouping.number(of: old) { next = max(next, number + 1) }
             }
         }
         try file.commit()
@@ -91,11 +106,13 @@ enum PeopleStep {
             for position in record.faces.indices {
                 record.faces[position].embeddingRow = nil
                 record.faces[position].person = nil
+                record.faces[position].group = nil
                 let face = record.faces[position]
                 guard record.status == .ok, face.status == .ok, !face.crop.isEmpty, face.embedding != nil, record.sha256 != nil
                 else { continue }
                 record.faces[position].embeddingRow = row
                 record.faces[position].person = grouping.faces[row].person
+                record.faces[position].group = grouping.faces[row].group
                 row += 1
             }
             counts.add(record)

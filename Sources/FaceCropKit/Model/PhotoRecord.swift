@@ -32,6 +32,9 @@ struct FaceRecord: Sendable, Equatable {
     /// no group), set by the grouping after the run.
     var embeddingRow: Int?
     var person: String?
+    /// `--people`: the grouping's id before the people file named it (kept
+    /// in the state only, so the next grouping keeps ids stable by it).
+    var group: String?
 }
 
 enum FaceStatus: String, Sendable {

@@ -22,6 +22,11 @@ extension PhotoRecord {
         if faces.contains(where: { $0.embedding != nil }) {
             members.append(("embeddings", .array(faces.map { $0.embedding.map { .string($0.base64) } ?? .null })))
         }
+        // --people with a people file: the grouping's id of each face whose
+        // person the file changed (absent when none did).
+        if faces.contains(where: { $0.group != $0.person }) {
+            members.append(("groups", .array(faces.map { $0.group.map(JSON.string) ?? .null })))
+        }
         return .object(members)
     }
 
@@ -42,6 +47,11 @@ extension PhotoRecord {
             for (position, value) in embeddings.enumerated() {
                 faces[position].embedding = (value as? String).flatMap(Embedding.init(base64:))
             }
+        }
+        if let groups = object["groups"] as? [Any], groups.count == faces.count {
+            for (position, value) in groups.enumerated() { faces[position].group = value as? String }
+        } else {
+            for position in faces.indices { faces[position].group = faces[position].person }
         }
     }
 }

@@ -46,7 +46,8 @@ enum RunCommit {
                 if setup.settings.people, setup.options.shard == nil, processed.completed {
                     counts = try PeopleStep.apply(
                         to: counts, store: setup.store, output: setup.output, settingsHash: setup.settingsHash,
-                        settings: setup.described, temporaries: files.temporaries)
+                        settings: setup.described, temporaries: files.temporaries,
+                        people: .init(file: setup.people, path: setup.peoplePath, quiet: setup.options.quiet))
                 }
             } catch {
                 writeFailure = error

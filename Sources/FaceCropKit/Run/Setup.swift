@@ -60,7 +60,7 @@ struct RunSetup {
             throw .usage(error.description)
         }
         peoplePath = options.peopleFile ?? (output as NSString).appendingPathComponent(PeopleFile.defaultName)
-        if options.peopleFile != nil {
+        if options.people {
             do throws(PeopleFileError) {
                 people = try PeopleFile.load(path: peoplePath)
             } catch {
