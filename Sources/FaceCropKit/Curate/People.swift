@@ -198,6 +198,28 @@ enum PeopleCorrections {
         return (corrected, result.gone)
     }
 
+    /// `--check`: the faces whose person the people file would change now,
+    /// as lines (`person: <crop>: person-0001 -> alice`). The grouping's ids
+    /// are in the state (`group`), so this needs no new grouping; photos
+    /// that changed are reported by the plan, and their run groups again.
+    static func differences(_ records: StateRecords, people: PeopleFile) -> [String] {
+        var faces: [NamingFace] = []
+        var shown: [(crop: String, person: String?)] = []
+        for record in records where record.status == .ok {
+            guard let sha256 = record.sha256 else { continue }
+            for face in record.faces where face.status == .ok && face.embeddingRow != nil {
+                faces.append(
+                    NamingFace(
+                        Rejection(sha256: sha256, box: face.box), person: face.group, embedding: face.embedding?.values ?? []))
+                shown.append((face.crop, face.person))
+            }
+        }
+        let persons = Naming.apply(people.statements, to: faces).persons
+        return zip(shown, persons).compactMap { old, new in
+            old.person == new ? nil : "person: \(old.crop): \(old.person ?? "none") -> \(new ?? "none")"
+        }
+    }
+
     /// The line stderr gets for a statement whose face is gone: once a run, and the statement stays.
     static func goneMessage(_ statement: PeopleStatement, file: String) -> String {
         "facecrop: '\(file)' line \(statement.line): no face of the dataset matches '\(statement.text)' (kept in the file: its photo may come back)"

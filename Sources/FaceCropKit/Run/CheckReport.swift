@@ -29,6 +29,9 @@ enum CheckReport {
             }
         }
         feed.gone?.forEach { out.line("removed: \($0)") }
+        if options.check, options.people, options.shard == nil {
+            for line in PeopleCorrections.differences(setup.store.records, people: setup.people) { out.line(line) }
+        }
         out.flush()
         if options.dryRun { return ExitStatus.success }
         if out.lines == 0, !options.quiet {

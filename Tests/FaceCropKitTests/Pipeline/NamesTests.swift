@@ -182,7 +182,12 @@ struct NamesTests {
 
         // Removing the name gives the group its id back: names come only from the file.
         try "".write(to: file, atomically: true, encoding: .utf8)
+        // --check sees what the edited file would change, without grouping again.
+        let check = try run(arguments + ["--check"], status: 1)
+        #expect(check.stdout.contains("person: astronaut.jpg.face0.jpg: alice -> \(faces["astronaut.jpg#0"]!.person!)\n"))
+        #expect(check.stdout.contains("person: two-people.jpg.face1.jpg: none -> \(faces["two-people.jpg#1"]!.person!)\n"))
         _ = try run(arguments)
+        _ = try run(arguments + ["--check"])
         let unnamed = try people(output)
         #expect(unnamed["astronaut.jpg#0"]?.person == faces["astronaut.jpg#0"]!.person)
         #expect(unnamed.values.allSatisfy { $0.person.map(PeopleListing.isGroupID) ?? true })
