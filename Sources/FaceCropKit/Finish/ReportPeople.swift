@@ -60,7 +60,7 @@ enum ReportPeople {
             </head>
             <body>
             <header><h1>facecrop report: people</h1><p>dataset <span class="path">\(Report.escape(output))</span> · \
-            \(listing.people.count) people, \(faces) faces · \(listing.unassigned.count) faces of no one</p></header>
+            \(listing.people.count) people, \(faces) faces · \(listing.unassigned.count) face\(listing.unassigned.count == 1 ? "" : "s") of no one</p></header>
             <main>
             <p><a href="\(Report.fileName)">Summary and crops</a></p>
 
