@@ -123,6 +123,8 @@ enum MergeCommand {
             let store = StateStore(output: output, shard: nil)
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
+            // --people: who each face was in an earlier merge into this folder.
+            let previous = PreviousPeople(store: store)
             var merged = try write(shards, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
             // --dedup and --split as the shards were run with: groups across shards.
             let described = shards[0].index.header["settings"] as? [String: Any]
@@ -133,9 +135,12 @@ enum MergeCommand {
                     temporaries: temporaries)
             }
             if described?["people"] is String {
+                let curation = PeopleStep.Curation(
+                    split: split, splitByPerson: described?["split_by"] as? String == "person",
+                    keep: Set(described?["keep_person"] as? [String] ?? []))
                 merged = try PeopleStep.apply(
                     to: merged, store: store, output: output, settingsHash: hash, settings: settings, temporaries: temporaries,
-                    people: people)
+                    previous: previous, curation: curation, people: people)
             }
             let runs = shardRuns(shards, photos: merged.photos, started: started)
             var stats = Stats(

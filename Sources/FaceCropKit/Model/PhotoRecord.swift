@@ -20,8 +20,9 @@ struct FaceRecord: Sendable, Equatable {
     var landmarks: FaceLandmarks?
     /// Upright photo pixels -> crop pixels (nil where no crop was cut: `floor`).
     var transform: Affine2D?
-    /// A face with a crop, or one left out by a person (`rejected`) or as a
-    /// near-duplicate (`duplicate`, of the face whose crop is `duplicateOf`).
+    /// A face with a crop, or one left out by a person (`rejected`), as a
+    /// near-duplicate (`duplicate`, of the face whose crop is `duplicateOf`)
+    /// or as someone `--keep-person` does not keep (`otherPerson`).
     var status = FaceStatus.ok
     /// The crop's perceptual hash (faces with a crop, and duplicates).
     var phash: PerceptualHash?
@@ -35,12 +36,16 @@ struct FaceRecord: Sendable, Equatable {
     /// `--people`: the grouping's id before the people file named it (kept
     /// in the state only, so the next grouping keeps ids stable by it).
     var group: String?
+    /// `--split-by person`: the face's split when it is not its photo's.
+    var split: String?
 }
 
 enum FaceStatus: String, Sendable {
     case ok
     case rejected
     case duplicate
+    /// `--keep-person`: a face of someone else (or of no one), without a crop.
+    case otherPerson = "other_person"
 }
 
 public enum PhotoStatus: String, Sendable {
@@ -141,6 +146,8 @@ public struct RunCounts: Sendable, Equatable {
     /// Faces left out: rejected by a person, near-duplicates of another.
     public var rejected = 0
     public var duplicate = 0
+    /// `--keep-person`: faces of people not kept.
+    public var otherPerson = 0
     /// `--split`: crops in each split.
     public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
@@ -154,9 +161,10 @@ public struct RunCounts: Sendable, Equatable {
         faces += record.faceCount
         for face in record.faces where record.status == .ok {
             switch face.status {
-            case .ok: if let split = record.split { splits[split, default: 0] += 1 }
+            case .ok: if let split = face.split ?? record.split { splits[split, default: 0] += 1 }
             case .rejected: rejected += 1
             case .duplicate: duplicate += 1
+            case .otherPerson: otherPerson += 1
             }
         }
         if reused { self.reused += 1 }

@@ -20,21 +20,24 @@ enum Manifest {
             extra.append(("height", .int(height)))
         }
         if let sha256 = record.sha256 { extra.append(("sha256", .string(sha256))) }
-        if let split = record.split { extra.append(("split", .string(split))) }
-        if let photoHash = record.photoHash { extra.append(("photo_phash", .string(photoHash.description))) }
+        var last: [(String, JSON)] = []
+        if let photoHash = record.photoHash { last.append(("photo_phash", .string(photoHash.description))) }
 
         switch record.status {
         case .ok:
             return record.faces.map { face in
-                JSON.object(common + [("status", .string(face.status.rawValue))] + fields(of: face) + extra).serialized()
+                // A face's split is its photo's, unless --split-by person put it elsewhere.
+                let split = (face.split ?? record.split).map { [("split", JSON.string($0))] } ?? []
+                return JSON.object(common + [("status", .string(face.status.rawValue))] + fields(of: face) + extra + split + last)
+                    .serialized()
             }
         case .noFace, .noPerson:
             common.append(("status", .string(record.status.rawValue)))
-            return [JSON.object(common + extra).serialized()]
+            return [JSON.object(common + extra + (record.split.map { [("split", .string($0))] } ?? []) + last).serialized()]
         case .error:
             common.append(("status", .string("error")))
             common.append(("error", .string(record.failure ?? "unknown error")))
-            return [JSON.object(common + extra).serialized()]
+            return [JSON.object(common + extra + (record.split.map { [("split", .string($0))] } ?? []) + last).serialized()]
         }
     }
 
@@ -97,10 +100,18 @@ enum Manifest {
                     landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
                     transform: AlignmentJSON.transform(from: line.transform),
                     status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf,
-                    embeddingRow: line.embedding, person: line.person))
+                    embeddingRow: line.embedding, person: line.person, split: line.split))
         }
         record.faces = faces
+        Manifest.settle(&record)
         return true
+    }
+
+    /// Faces whose split is their photo's say none of their own.
+    static func settle(_ record: inout PhotoRecord) {
+        for index in record.faces.indices where record.faces[index].split == record.split {
+            record.faces[index].split = nil
+        }
     }
 
     /// The members of a manifest line a record keeps (the rest it knows already).

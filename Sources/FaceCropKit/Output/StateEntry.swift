@@ -19,6 +19,9 @@ extension PhotoRecord {
         ]
         // --people: each face's descriptor, so a rerun computes none again
         // for photos that did not change (absent without it).
+        // --split-by person: the photo's own split, when a face is elsewhere
+        // (the first line's split may then be a person's).
+        if faces.contains(where: { $0.split != nil }) { members.append(("photo_split", split.map(JSON.string) ?? .null)) }
         if faces.contains(where: { $0.embedding != nil }) {
             members.append(("embeddings", .array(faces.map { $0.embedding.map { .string($0.base64) } ?? .null })))
         }
@@ -43,6 +46,11 @@ extension PhotoRecord {
             label: label, input: input, source: source, size: size, modified: modified,
             sha256: object["sha256"] as? String, status: status)
         guard Manifest.read(lines, into: &self) else { return nil }
+        if let photoSplit = object["photo_split"] {
+            for index in faces.indices where faces[index].split == nil { faces[index].split = split }
+            split = photoSplit as? String
+            Manifest.settle(&self)
+        }
         if let embeddings = object["embeddings"] as? [Any], embeddings.count == faces.count {
             for (position, value) in embeddings.enumerated() {
                 faces[position].embedding = (value as? String).flatMap(Embedding.init(base64:))

@@ -105,6 +105,7 @@ struct Stats {
         // dataset without them keeps its bytes.
         if counts.rejected > 0 { members.append(("rejected", .int(counts.rejected))) }
         if counts.duplicate > 0 { members.append(("duplicate", .int(counts.duplicate))) }
+        if counts.otherPerson > 0 { members.append(("other_person", .int(counts.otherPerson))) }
         if let people = counts.people {
             members.append(("people", .int(people)))
             members.append(("faces_grouped", .int(counts.grouped)))

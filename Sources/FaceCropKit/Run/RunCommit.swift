@@ -31,6 +31,9 @@ enum RunCommit {
                         try files.state.append(record, lines: Manifest.lines(of: record))
                     }
                 }
+                // --people: who each face was, read before the new state replaces the old.
+                let grouping = setup.settings.people && setup.options.shard == nil && processed.completed
+                let previous = grouping ? PreviousPeople(store: setup.store) : PreviousPeople()
                 try files.manifest.commit()
                 try files.state.commit()
                 // Near-duplicates are grouped over the whole dataset; shards
@@ -43,10 +46,12 @@ enum RunCommit {
                     counts.reused = reused
                 }
                 // People are grouped over the whole dataset too.
-                if setup.settings.people, setup.options.shard == nil, processed.completed {
+                if grouping {
+                    let settings = setup.settings
                     counts = try PeopleStep.apply(
                         to: counts, store: setup.store, output: setup.output, settingsHash: setup.settingsHash,
-                        settings: setup.described, temporaries: files.temporaries,
+                        settings: setup.described, temporaries: files.temporaries, previous: previous,
+                        curation: .init(split: settings.split, splitByPerson: settings.splitByPerson, keep: Set(settings.keepPerson)),
                         people: .init(file: setup.people, path: setup.peoplePath, quiet: setup.options.quiet))
                 }
             } catch {

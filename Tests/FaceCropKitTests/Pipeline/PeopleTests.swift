@@ -61,6 +61,9 @@ struct PeopleTests {
         let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
         #expect(stats["people"] as? Int == 2)
         #expect(stats["faces_grouped"] as? Int == 5)
+        // metadata.jsonl (Hugging Face) has the person column.
+        let metadata = try String(contentsOf: output.appendingPathComponent("metadata.jsonl"), encoding: .utf8)
+        #expect(metadata.split(separator: "\n").allSatisfy { $0.contains("\"person\": \"person-000") })
     }
 
     @Test func aRerunIsByteIdenticalAndIdsSurviveAddedPhotos() throws {
@@ -98,6 +101,57 @@ struct PeopleTests {
         let read = { (folder: URL, name: String) in try Data(contentsOf: folder.appendingPathComponent(name)) }
         #expect(try read(merged, "manifest.jsonl") == read(whole, "manifest.jsonl"))
         #expect(try read(merged, "embeddings.npy") == read(whole, "embeddings.npy"))
+    }
+
+    @Test func splitByPersonPutsEachPersonInOneSplit() throws {
+        let (work, photos) = try photos(["astronaut.jpg", "astronaut-large.jpg", "grace_hopper.jpg", "two-people.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let output = work.appendingPathComponent("out")
+        _ = try run([photos.path, "-o", output.path, "-q", "--people", "--split", "a=50,b=50", "--split-by", "person"])
+        var splitOf: [String: Set<String>] = [:]
+        for line in try readManifest(output) where line["crop"] != nil {
+            let split = try #require(line["split"] as? String)
+            let crop = try #require(line["crop"] as? String)
+            #expect(crop.hasPrefix(split + "/"))
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(crop).path))
+            let person = try #require(line["person"] as? String)
+            splitOf[person, default: []].insert(split)
+        }
+        #expect(splitOf.count == 2 && splitOf.values.allSatisfy { $0.count == 1 })
+        // Each split's metadata.jsonl lists its own crops, with their person.
+        for split in ["a", "b"] {
+            let metadata = output.appendingPathComponent(split + "/metadata.jsonl")
+            guard let text = try? String(contentsOf: metadata, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+                #expect(splitOf[object["person"] as! String] == [split])
+            }
+        }
+        // A rerun moves nothing and changes nothing.
+        let files = { try fingerprintWithStableReport(output).filter { !$0.key.hasPrefix(".facecrop/") && $0.key != "stats.json" } }
+        let bytes = try files()
+        _ = try run([photos.path, "-o", output.path, "-q", "--people", "--split", "a=50,b=50", "--split-by", "person"])
+        #expect(try files() == bytes)
+    }
+
+    @Test func keepPersonKeepsOnlyThatPersonsCrops() throws {
+        let (work, photos) = try photos(["astronaut.jpg", "grace_hopper.jpg", "two-people.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let output = work.appendingPathComponent("out")
+        _ = try run([photos.path, "-o", output.path, "-q", "--people"])
+        let collins = try #require(person(try faces(output), "astronaut.jpg"))
+        _ = try run([photos.path, "-o", output.path, "-q", "--people", "--keep-person", collins])
+        let lines = try readManifest(output).filter { $0["face"] != nil }
+        #expect(lines.count == 4)
+        for line in lines {
+            let kept = line["person"] as? String == collins
+            #expect(line["status"] as? String == (kept ? "ok" : "other_person"))
+            #expect((line["crop"] != nil) == kept)
+        }
+        let crops = try FileManager.default.subpathsOfDirectory(atPath: output.path).filter { $0.hasSuffix(".jpg") }
+        #expect(crops.count == 2)
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
+        #expect(stats["other_person"] as? Int == 2)
     }
 
     @Test func withoutTheModelsItExits69AndSaysHowToGetThem() throws {
