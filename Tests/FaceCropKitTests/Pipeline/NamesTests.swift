@@ -225,6 +225,29 @@ struct NamesTests {
         #expect(try String(contentsOf: output.appendingPathComponent("report.html"), encoding: .utf8).contains("href=\"report-people.html\""))
     }
 
+    /// A name is the person's id everywhere: `--keep-person alice` keeps
+    /// alice's crops, `--split-by person` keeps alice (two groups merged by
+    /// name) in one split.
+    @Test func namesWorkInKeepPersonAndSplitByPerson() throws {
+        let (work, photos, faces) = try grouped()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let file = work.appendingPathComponent("people.txt")
+        try write(["alice = \(faces["astronaut.jpg#0"]!.handle)"], to: file)
+        let kept = work.appendingPathComponent("kept")
+        _ = try run([photos.path, "-o", kept.path, "-q", "--people", "--people-file", file.path, "--keep-person", "alice"])
+        let lines = try readManifest(kept).filter { $0["face"] != nil }
+        #expect(lines.filter { $0["crop"] != nil }.map { $0["person"] as? String } == ["alice", "alice", "alice"])
+        #expect(lines.filter { $0["status"] as? String == "other_person" }.count == 2)
+
+        try write(["alice = \(faces["astronaut.jpg#0"]!.handle)", "alice = \(faces["grace_hopper.jpg#0"]!.handle)"], to: file)
+        let split = work.appendingPathComponent("split")
+        _ = try run([photos.path, "-o", split.path, "-q", "--people", "--people-file", file.path, "--split", "a=50,b=50", "--split-by", "person"])
+        let crops = try readManifest(split).filter { $0["crop"] != nil }
+        #expect(crops.count == 5 && crops.allSatisfy { $0["person"] as? String == "alice" })
+        #expect(Set(crops.map { $0["split"] as! String }).count == 1)
+        #expect(crops.allSatisfy { ($0["crop"] as! String).hasPrefix(($0["split"] as! String) + "/") })
+    }
+
     struct BadCase: CustomTestStringConvertible, Sendable {
         var text: String
         var message: String
