@@ -219,6 +219,15 @@ struct NamesTests {
         #expect((people[0]["crops"] as! [[String: Any]]).map { $0["crop"] as! String }
             == ["astronaut-large.jpg.face0.jpg", "astronaut.jpg.face0.jpg", "two-people.jpg.face1.jpg"])
         #expect((json["unassigned"] as! [String: Any])["faces"] as? Int == 1)
+        // Statements added from the command line: every line kept, one appended per crop.
+        let before = try String(contentsOf: file, encoding: .utf8)
+        _ = try run(["people", output.path, "--ignore", "#3", "grace_hopper.jpg.face0.jpg", "--people-file", file.path, "-q"])
+        #expect(try String(contentsOf: file, encoding: .utf8)
+            == before + "ignore = \(faces["grace_hopper.jpg#0"]!.handle)  # grace_hopper.jpg face 0\n")
+        let bad = try run(["people", output.path, "--add", "al/ice", "#3", "--people-file", file.path], status: 64)
+        #expect(bad.stderr.hasPrefix("Error: the name 'al/ice' holds '/'"))
+        _ = try run(["people", output.path, "--add", "bob", "#9", "--people-file", file.path], status: 64)
+
         // The People page is written, and linked from the report.
         let page = try String(contentsOf: output.appendingPathComponent("report-people.html"), encoding: .utf8)
         #expect(page.components(separatedBy: "<section class=\"person\"").count - 1 == 2)
