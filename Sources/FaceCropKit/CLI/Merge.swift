@@ -4,7 +4,7 @@ import Foundation
 /// runs into one dataset whose manifest, crops and stable stats are the bytes
 /// a single run would have written.
 enum MergeCommand {
-    static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json]"
+    static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json] [--people-file FILE]"
 
     /// What `merge` is told on the command line.
     struct Settings: Sendable {
