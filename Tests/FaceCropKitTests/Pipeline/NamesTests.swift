@@ -257,6 +257,23 @@ struct NamesTests {
         #expect(crops.allSatisfy { ($0["crop"] as! String).hasPrefix(($0["split"] as! String) + "/") })
     }
 
+    /// Shards group nothing; `merge --people-file` names the whole as one run does.
+    @Test func mergeAppliesThePeopleFileAsOneRunDoes() throws {
+        let (work, photos, faces) = try grouped()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let file = work.appendingPathComponent("names.txt")
+        try write(["alice = \(faces["astronaut.jpg#0"]!.handle)", "not alice: \(faces["two-people.jpg#1"]!.handle)"], to: file)
+        let whole = work.appendingPathComponent("whole")
+        _ = try run([photos.path, "-o", whole.path, "-q", "--people", "--people-file", file.path])
+        let shards = work.appendingPathComponent("shards")
+        for index in 0..<2 { _ = try run([photos.path, "-o", shards.path, "-q", "--people", "--shard", "\(index)/2"]) }
+        let merged = work.appendingPathComponent("merged")
+        _ = try run(["merge", merged.path, shards.path, "-q", "--people-file", file.path])
+        #expect(try Data(contentsOf: merged.appendingPathComponent("manifest.jsonl")) == Data(contentsOf: whole.appendingPathComponent("manifest.jsonl")))
+        #expect(try people(merged)["astronaut-large.jpg#0"]?.person == "alice")
+        #expect(FileManager.default.fileExists(atPath: merged.appendingPathComponent("report-people.html").path))
+    }
+
     struct BadCase: CustomTestStringConvertible, Sendable {
         var text: String
         var message: String
