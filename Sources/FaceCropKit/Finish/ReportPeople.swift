@@ -24,6 +24,12 @@ enum ReportPeople {
     /// else removes one an earlier run left. Returns whether it was written,
     /// and the problems met.
     static func write(_ run: FinishedRun) -> (written: Bool, failures: [String]) {
+        // stats.json counts people only for a grouped dataset: any other
+        // skips reading its manifest again.
+        guard run.stats["people"] != nil else {
+            unlink(run.output + "/" + fileName)
+            return (false, [])
+        }
         let listing: PeopleListing
         do throws(FaceCropError) {
             listing = try PeopleListing.load(dataset: run.output)
