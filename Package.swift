@@ -54,6 +54,12 @@ let package = Package(
             dependencies: ["FaceCropKit"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // --people's grouping on generated descriptors, for scripts/bench-people.
+        .executableTarget(
+            name: "facecrop-bench",
+            dependencies: ["FaceCropKit"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "FaceCropKitTests",
             dependencies: ["FaceCropKit"],

@@ -68,10 +68,13 @@ public struct PeopleRule: Sendable, Equatable {
     /// every person is still found (docs/people.md).
     public var minCoreSide = 64
     public var minCoreSharpness = 0.0
+    /// A face that is not a core joins one within this distance (stricter:
+    /// the small faces that are not cores are the noisiest).
+    public var borderRadius: Float = 0.4
     /// Neighbours looked at per face.
-    public var neighbours = 24
+    public var neighbours = 16
     /// Exact search up to this many faces, an HNSW graph above.
-    public var exactLimit = 20_000
+    public var exactLimit = 5_000
 
     public init() {}
 }
@@ -115,6 +118,10 @@ enum PeopleGroups {
             return found
         }
         let neighbours = (0..<count).map(close)
+        func distance(_ i: Int, _ j: Int) -> Float {
+            for n in 0..<k where Int(ids[i * k + n]) == j { return distances[i * k + n] }
+            return .infinity
+        }
         let core = (0..<count).map { i in
             faces[i].side >= rule.minCoreSide && faces[i].sharpness >= rule.minCoreSharpness
                 && neighbours[i].count >= rule.minNeighbours
@@ -138,7 +145,7 @@ enum PeopleGroups {
         for i in 0..<count {
             if core[i] {
                 label[i] = root(i)
-            } else if let nearest = neighbours[i].first(where: { core[$0] }) {
+            } else if let nearest = neighbours[i].first(where: { core[$0] && distance(i, $0) <= rule.borderRadius }) {
                 label[i] = root(nearest)
             }
         }

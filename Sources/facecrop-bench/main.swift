@@ -1,0 +1,18 @@
+// facecrop-bench people N: --people's grouping on N generated descriptors
+// (FaceCropKit.PeopleBench); prints one JSON line with the times and the
+// peak resident memory. Used by scripts/bench-people.
+import FaceCropKit
+import Foundation
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, arguments[1] == "people", let count = Int(arguments[2]), count > 0 else {
+    FileHandle.standardError.write(Data("usage: facecrop-bench people N\n".utf8))
+    exit(64)
+}
+let figures = try PeopleBench.run(faces: count)
+let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map { $0.split(separator: " ")[1] } ?? "0"
+print(
+    "{\"faces\": \(figures.faces), \"people\": \(figures.people), \"grouped\": \(figures.grouped), "
+        + "\"generate_s\": \(String(format: "%.2f", figures.generateSeconds)), "
+        + "\"group_s\": \(String(format: "%.2f", figures.groupSeconds)), \"peak_rss_mb\": \(Int(peak)! / 1024)}")
