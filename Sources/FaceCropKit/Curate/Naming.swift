@@ -3,12 +3,18 @@
 struct NamingFace: Sendable, Equatable {
     var handle: Rejection
     var person: String?
-    var embedding: [Float]
+    /// A slice of the grouping's one array of descriptors: no copy per face
+    /// (a million faces' descriptors are 512 MB).
+    var embedding: ArraySlice<Float>
 
-    init(_ handle: Rejection, person: String?, embedding: [Float] = []) {
+    init(_ handle: Rejection, person: String?, embedding: ArraySlice<Float> = []) {
         self.handle = handle
         self.person = person
         self.embedding = embedding
+    }
+
+    init(_ handle: Rejection, person: String?, embedding: [Float]) {
+        self.init(handle, person: person, embedding: embedding[...])
     }
 }
 
@@ -157,11 +163,11 @@ enum Naming {
 
     /// Squared Euclidean distance; infinite when either embedding is
     /// missing or they differ in length (every anchor then ties).
-    static func squaredDistance(_ a: [Float], _ b: [Float]) -> Double {
+    static func squaredDistance(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
         guard !a.isEmpty, a.count == b.count else { return .infinity }
         var sum = 0.0
-        for index in a.indices {
-            let difference = Double(a[index]) - Double(b[index])
+        for (x, y) in zip(a, b) {
+            let difference = Double(x) - Double(y)
             sum += difference * difference
         }
         return sum

@@ -197,7 +197,7 @@ enum PeopleCorrections {
         let faces = grouping.faces.map { face in
             NamingFace(
                 Rejection(sha256: face.handle.sha256, box: face.handle.box), person: face.person,
-                embedding: Array(grouping.embedding(face.row)))
+                embedding: grouping.embedding(face.row))
         }
         let result = Naming.apply(people.statements, to: faces)
         var corrected = grouping
@@ -220,7 +220,7 @@ enum PeopleCorrections {
             for face in record.faces where PeopleStep.takesPart(face, of: record) {
                 faces.append(
                     NamingFace(
-                        Rejection(sha256: sha256, box: face.box), person: face.group, embedding: face.embedding?.values ?? []))
+                        Rejection(sha256: sha256, box: face.box), person: face.group, embedding: face.embedding?.values[...] ?? []))
                 shown.append((face.crop, face.person))
             }
         }
