@@ -68,6 +68,12 @@ public struct PeopleRule: Sendable, Equatable {
     /// every person is still found (docs/people.md).
     public var minCoreSide = 64
     public var minCoreSharpness = 0.0
+    /// Two faces smaller than cores but at least `minTightSide` link (and
+    /// are cores) when within `tightRadius`: the same small face in two
+    /// frames of one scene (basketball1/2.png: 36 px, 0.27 apart), which no
+    /// stranger pair of the dev set came near (none within 0.3 at 24 px).
+    public var tightRadius: Float = 0.3
+    public var minTightSide = 24
     /// A face that is not a core joins one within this distance (stricter:
     /// the small faces that are not cores are the noisiest).
     public var borderRadius: Float = 0.4
@@ -122,10 +128,16 @@ enum PeopleGroups {
             for n in 0..<k where Int(ids[i * k + n]) == j { return distances[i * k + n] }
             return .infinity
         }
-        let core = (0..<count).map { i in
-            faces[i].side >= rule.minCoreSide && faces[i].sharpness >= rule.minCoreSharpness
-                && neighbours[i].count >= rule.minNeighbours
+        let large = faces.map { $0.side >= rule.minCoreSide && $0.sharpness >= rule.minCoreSharpness }
+        let small = faces.map { $0.side >= rule.minTightSide }
+        // Links: two large faces within `radius`, or two faces of at least
+        // `minTightSide` within `tightRadius`.
+        let links = (0..<count).map { i in
+            neighbours[i].filter { j in
+                large[i] && large[j] || small[i] && small[j] && distance(i, j) <= rule.tightRadius
+            }
         }
+        let core = (0..<count).map { links[$0].count >= rule.minNeighbours }
         var parent = Array(0..<count)
         func root(_ i: Int) -> Int {
             var i = i
@@ -136,7 +148,7 @@ enum PeopleGroups {
             return i
         }
         for i in 0..<count where core[i] {
-            for j in neighbours[i] where core[j] {
+            for j in links[i] where core[j] {
                 let (a, b) = (root(i), root(j))
                 if a != b { parent[max(a, b)] = min(a, b) }
             }
@@ -145,7 +157,7 @@ enum PeopleGroups {
         for i in 0..<count {
             if core[i] {
                 label[i] = root(i)
-            } else if let nearest = neighbours[i].first(where: { core[$0] && distance(i, $0) <= rule.borderRadius }) {
+            } else if let nearest = neighbours[i].first(where: { core[$0] && large[$0] && distance(i, $0) <= rule.borderRadius }) {
                 label[i] = root(nearest)
             }
         }

@@ -66,6 +66,20 @@ struct PeopleTests {
         #expect(metadata.split(separator: "\n").allSatisfy { $0.contains("\"person\": \"person-000") })
     }
 
+    /// Two real frames of one scene (Debian's opencv-doc): the player's
+    /// face is 36 px in both, too small to be a core, but the two are close
+    /// enough (0.27) to be one person; a face seen once is in no group.
+    @Test func twoFramesOfOneSceneMakeOnePersonOfTheirSmallFace() throws {
+        let (work, photos) = try fixturePhotos(["people/basketball1.png", "same-person/basketball2.png", "faces/astronaut.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let output = work.appendingPathComponent("out")
+        _ = try run([photos.path, "-o", output.path, "-q", "--people", "--min-face", "20"])
+        let found = try faces(output)
+        #expect(person(found, "basketball1.png") != nil)
+        #expect(person(found, "basketball1.png") == person(found, "basketball2.png"))
+        #expect(found.contains { $0.source == "astronaut.jpg" } && person(found, "astronaut.jpg") == nil)
+    }
+
     @Test func aRerunIsByteIdenticalAndIdsSurviveAddedPhotos() throws {
         let (work, photos) = try photos(["astronaut.jpg", "grace_hopper.jpg", "two-people.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
