@@ -27,7 +27,9 @@ let package = Package(
             // SHA-256 from OpenSSL's libcrypto (libssl-dev), which libvips already loads.
             linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("crypto")]
         ),
-        // C++ over OpenCV behind a pure-C header; every extern "C" body catches.
+        // C++ over OpenCV and dlib behind a pure-C header; every extern "C" body catches.
+        // dlib's libdlib.so calls BLAS and LAPACK, which the link must name
+        // (Debian's libblas.so.3 is OpenBLAS with libopenblas0-pthread: 40 ms a face).
         .target(
             name: "CFaceDetect",
             cxxSettings: [.unsafeFlags(["-I\(openCVInclude)", "-std=c++17"])],
@@ -36,6 +38,9 @@ let package = Package(
                 .linkedLibrary("opencv_dnn"),
                 .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_core"),
+                .linkedLibrary("dlib"),
+                .linkedLibrary("lapack"),
+                .linkedLibrary("blas"),
                 .linkedLibrary("stdc++"),
             ]
         ),
@@ -46,6 +51,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "facecrop",
+            dependencies: ["FaceCropKit"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // --people's grouping on generated descriptors, for scripts/bench-people.
+        .executableTarget(
+            name: "facecrop-bench",
             dependencies: ["FaceCropKit"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

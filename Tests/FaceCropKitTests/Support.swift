@@ -25,8 +25,7 @@ struct RunResult {
 /// pipe can fill up and block it.
 func runFaceCrop(
     _ arguments: [String], through launcher: [String] = [], environment: [String: String]? = nil, directory: URL? = nil
-) throws -> RunResult
-{
+) throws -> RunResult {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let outURL = folder.appendingPathComponent("stdout")

@@ -1,7 +1,9 @@
 // Drives the C shims (CVipsShim, CFaceDetect) the way a facecrop worker does,
 // over arbitrary bytes: header, shrink-on-load decode, grayscale, cascade
 // and CenterFace detection, one crop encoded, turned crops warped (warp.c: encoded, and as
-// pixels for the arcface remeasure). Built two ways by scripts/fuzz and
+// pixels for the arcface remeasure), and with dlib's models (SHIM_DLIB_MODELS,
+// a folder) each photo's middle embedded as a face, and the descriptors'
+// nearest neighbours found both ways (exact, HNSW). Built two ways by scripts/fuzz and
 // scripts/sanitize:
 //   - with libFuzzer (-fsanitize=fuzzer,address): LLVMFuzzerTestOneInput;
 //   - with AddressSanitizer/LeakSanitizer and SHIM_HARNESS_MAIN: runs the
@@ -20,6 +22,10 @@ static CFaceDetect_People *people;
 // models/centerface.onnx: scripts/fetch-centerface), keeping two networks so
 // that the fixtures' mixed canvas sizes also drop and remake them.
 static CFaceDetect_CenterFace *centerface;
+static CFaceDetect_Embedder *embedder;
+/// Descriptors of the files seen so far (at most 64), for the neighbours.
+static float descriptors[64][CFaceDetect_EmbeddingSize];
+static size_t described;
 
 static void start(void) {
     if (cascade) return;
@@ -149,6 +155,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         // Enlarging, wholly past the image's edge: filled from it.
         const double outside[6] = {2, 0, -2.0 * width - 40, 0, 2, 8};
         warp_once(image, outside, 16, CVipsShim_PadBlack, 0);
+        // --people: the middle half of the decode as the face, from 300 px pixels.
+        if (embedder) {
+            double e = 300.0 / (width > height ? width : height);
+            CVipsShim_WarpSpec region = {{e, 0, 0, 0, e, 0}, 300, CVipsShim_PadEdge, 0, CVipsShim_PNG, 90};
+            uint8_t *rgb = malloc(300 * 300 * 3);
+            if (CVipsShim_WarpRGB(image, &region, rgb, 300 * 300 * 3, &message) == CVipsShim_OK) {
+                float *out = descriptors[described % 64];
+                if (CFaceDetect_Embed(embedder, rgb, 300, 300, 900, 75, 75, 150, 150, out, &message) == CFaceDetect_OK) {
+                    described++;
+                } else {
+                    CFaceDetect_Free(message);
+                }
+            } else {
+                CVipsShim_Free(message);
+            }
+            message = NULL;
+            free(rgb);
+        }
     } else {
         CVipsShim_Free(message);
         message = NULL;
@@ -211,7 +235,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifdef SHIM_HARNESS_MAIN
+static void neighbours_once(size_t count, size_t exact_limit) {
+    int k = 5;
+    int32_t *ids = malloc(count * k * sizeof(int32_t));
+    float *distances = malloc(count * k * sizeof(float));
+    char *message = NULL;
+    if (CFaceDetect_Neighbours(&descriptors[0][0], count, CFaceDetect_EmbeddingSize, k, exact_limit, ids, distances,
+                               &message) != CFaceDetect_OK) {
+        fprintf(stderr, "neighbours: %s\n", message ? message : "?");
+        CFaceDetect_Free(message);
+    }
+    free(ids);
+    free(distances);
+}
+
 int main(int argc, char **argv) {
+    start();
+    const char *models = getenv("SHIM_DLIB_MODELS");
+    if (models) {
+        char recognition[4096], landmarks[4096];
+        snprintf(recognition, sizeof recognition, "%s/dlib_face_recognition_resnet_model_v1.dat", models);
+        snprintf(landmarks, sizeof landmarks, "%s/shape_predictor_5_face_landmarks.dat", models);
+        char *message = NULL;
+        if (CFaceDetect_EmbedderNew(recognition, landmarks, &embedder, &message) != CFaceDetect_OK) {
+            fprintf(stderr, "embedder: %s\n", message ? message : "?");
+            exit(2);
+        }
+        // A landmark file given as the network, and no file at all: errors, not crashes.
+        CFaceDetect_Embedder *wrong = NULL;
+        if (CFaceDetect_EmbedderNew(landmarks, landmarks, &wrong, &message) == CFaceDetect_OK) exit(3);
+        CFaceDetect_Free(message);
+        if (CFaceDetect_EmbedderNew("/nonexistent", landmarks, &wrong, &message) == CFaceDetect_OK) exit(3);
+        CFaceDetect_Free(message);
+    }
     for (int i = 1; i < argc; i++) {
         FILE *file = fopen(argv[i], "rb");
         if (!file) continue;
@@ -223,6 +279,13 @@ int main(int argc, char **argv) {
         fclose(file);
         LLVMFuzzerTestOneInput(data, got);
         free(data);
+    }
+    if (embedder) {
+        size_t count = described < 64 ? described : 64;
+        neighbours_once(count, 1000);
+        neighbours_once(count, 0);
+        CFaceDetect_EmbedderClose(embedder);
+        printf("shim harness: %zu faces embedded\n", described);
     }
     CFaceDetect_CascadeClose(cascade);
     CFaceDetect_PeopleClose(people);

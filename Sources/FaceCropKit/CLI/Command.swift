@@ -18,6 +18,7 @@ public enum FaceCropCommand {
         if arguments.first == "reject" {
             return RejectCommand.run(Array(arguments.dropFirst()), temporaries: temporaries)
         }
+        if arguments.first == "people" { return PeopleCommand.run(Array(arguments.dropFirst()), temporaries: temporaries) }
         if arguments.first == "merge" {
             return await MergeCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries)
         }
@@ -85,6 +86,7 @@ public enum FaceCropCommand {
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
             modelPath: options.detector.usesModel ? ModelLocator.resolve(options.model, kind: options.detector) : options.model, minNeighbors: options.minNeighbors,
             minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
-            needsPeople: options.personOnly, needsEyes: options.align != .none, workers: options.effectiveJobs)
+            needsPeople: options.personOnly, needsEyes: options.align != .none, workers: options.effectiveJobs,
+            embeds: options.people, peopleModels: options.people ? PeopleModels.resolve() : nil)
     }
 }

@@ -11,6 +11,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case cascadeUnavailable(String, reason: String)
     case ffmpegUnavailable(String, reason: String)
     case modelUnavailable(String, reason: String)
+    /// `--people`: dlib's models are missing or do not load.
+    case peopleModelsUnavailable(String)
     case libraryFailed(String)
     // Per-photo failures: the run goes on.
     case unreadable(String, reason: String)
@@ -36,6 +38,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cascadeUnavailable(_, let reason): reason
         case .ffmpegUnavailable(_, let reason): reason
         case .modelUnavailable(_, let reason): reason
+        case .peopleModelsUnavailable(let reason): reason
         case .unreadable(_, let reason): "cannot read file: \(reason)"
         case .notAnImage(_, let reason): "not a readable image: \(reason)"
         case .decodeFailed(_, let reason): "could not decode: \(reason)"
@@ -63,6 +66,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot load cascade '\(path)': \(reason) (install opencv-data, or pass --cascade PATH)"
         case .ffmpegUnavailable(let path, let reason):
             return "cannot use ffmpeg '\(path)' for clips: \(reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
+        case .peopleModelsUnavailable(let reason):
+            return "cannot group faces into people: \(reason)"
         case .modelUnavailable(let path, let reason):
             if path.isEmpty { return "cannot load the face detection model: \(reason)" }
             return "cannot load model '\(path)': \(reason) (--detector yunet and --detector centerface need --model FILE.onnx, "
@@ -86,7 +91,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .usage: ExitStatus.usage
         case .inputMissing: ExitStatus.noInput
         case .outputUnusable, .outputLocked: ExitStatus.cannotCreate
-        case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable, .libraryFailed: ExitStatus.unavailable
+        case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable, .peopleModelsUnavailable, .libraryFailed: ExitStatus.unavailable
         default: ExitStatus.failure
         }
     }

@@ -26,6 +26,10 @@ enum Manual {
             ".I out shard-dir",
             "\\&...",
             ".br",
+            ".B facecrop people",
+            ".I dataset",
+            "[\\fB\\-\\-json\\fR]",
+            ".br",
             ".B facecrop export webdataset",
             ".I dataset out",
             "[\\fB\\-\\-shard\\-size\\fR \\fIN\\fR]",
@@ -36,6 +40,8 @@ enum Manual {
             text("facecrop walks every photo under the folders given (JPEG, PNG, WebP, TIFF, HEIC/HEIF, AVIF, GIF (first frame), JPEG XL; recursive; EXIF orientation applied), finds faces with an OpenCV cascade, cuts one square crop per face and writes it with libvips, several photos at once but never more than --jobs in memory."),
             ".PP",
             text("The output folder gets the crops (mirroring the input tree, named after the photo plus .face<k>.<format>), manifest.jsonl (one line per crop and per photo without a crop), metadata.jsonl (the kept crops with their manifest fields, for Hugging Face datasets' imagefolder), README.md (the dataset card: the splits declared for Hugging Face datasets, counts, settings, detector, the fields; a README.md facecrop did not write is never replaced), stats.json (counts and settings), contact-sheet.png (every crop as a numbered tile; contact-sheet-1.png, -2, ... for more than 1000 crops) and report.html (summary, failed photos, photos without a face, and the crops 500 to a page: report-2.html, ...)."),
+            ".PP",
+            text("facecrop people lists the people of a dataset made with --people (each with its faces, photos and a representative crop, then the faces of no one); with --name, --add, --not or --ignore and crops it adds statements to people.txt, the file of names and corrections every --people run applies (facecrop people --help)."),
             ".PP",
             text("facecrop export webdataset writes a dataset's crops and manifest lines as WebDataset tar shards, faces-000000.tar, ... (facecrop export --help)."),
             ".PP",
@@ -161,7 +167,7 @@ enum Manual {
                 if [[ "$cur" == -* ]]; then
                     COMPREPLY=($(compgen -W "\(names)" -- "$cur"))
                 elif [[ $COMP_CWORD -eq 1 ]]; then
-                    COMPREPLY=($(compgen -W "merge export" -- "$cur") $(compgen -f -- "$cur"))
+                    COMPREPLY=($(compgen -W "merge export people" -- "$cur") $(compgen -f -- "$cur"))
                 else
                     COMPREPLY=($(compgen -f -- "$cur"))
                 fi

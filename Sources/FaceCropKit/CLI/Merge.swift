@@ -4,19 +4,23 @@ import Foundation
 /// runs into one dataset whose manifest, crops and stable stats are the bytes
 /// a single run would have written.
 enum MergeCommand {
-    static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json]"
+    static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json] [--people-file FILE]"
 
     /// What `merge` is told on the command line.
     struct Settings: Sendable {
         var folders: [String] = []
         var quiet = false
         var json = false
+        var peopleFile: String?
         var showHelp = false
     }
 
     static let options: [OptionSpec<Settings>] = [
         .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
         .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
+        .value(["--people-file"], "FILE", "With shards run with --people: the people file the merged grouping honours (default: <out>/people.txt).") {
+            $0.peopleFile = $1
+        },
         .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
     ]
 
@@ -55,10 +59,17 @@ enum MergeCommand {
         guard folders.count >= 2 else {
             return ArgumentReader.usageError("merge needs an output folder and at least one shard folder", usage: usage)
         }
+        let peoplePath = settings.peopleFile ?? (folders[0] as NSString).appendingPathComponent(PeopleFile.defaultName)
+        let people: PeopleFile
+        do throws(PeopleFileError) {
+            people = try PeopleFile.load(path: peoplePath)
+        } catch {
+            return ArgumentReader.usageError(error.description, usage: usage)
+        }
         do {
             return try await merge(
                 into: folders[0], from: Array(folders.dropFirst()), quiet: settings.quiet, json: settings.json, stop: stop,
-                temporaries: temporaries)
+                temporaries: temporaries, people: .init(file: people, path: peoplePath, quiet: settings.quiet))
         } catch {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus
@@ -90,7 +101,8 @@ enum MergeCommand {
     }
 
     static func merge(
-        into output: String, from folders: [String], quiet: Bool, json: Bool, stop: StopRequest, temporaries: TemporaryFiles
+        into output: String, from folders: [String], quiet: Bool, json: Bool, stop: StopRequest, temporaries: TemporaryFiles,
+        people: PeopleStep.PeopleFiling = .init()
     ) async
         throws(FaceCropError) -> Int32
     {
@@ -111,6 +123,8 @@ enum MergeCommand {
             let store = StateStore(output: output, shard: nil)
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
+            // --people: who each face was in an earlier merge into this folder.
+            let previous = PreviousPeople(store: store)
             var merged = try write(shards, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
             // --dedup and --split as the shards were run with: groups across shards.
             let described = shards[0].index.header["settings"] as? [String: Any]
@@ -119,6 +133,14 @@ enum MergeCommand {
                 merged = try DedupStep.run(
                     store: store, output: output, threshold: threshold, split: split, settingsHash: hash, settings: settings,
                     temporaries: temporaries)
+            }
+            if described?["people"] is String {
+                let curation = PeopleStep.Curation(
+                    split: split, splitByPerson: described?["split_by"] as? String == "person",
+                    keep: Set(described?["keep_person"] as? [String] ?? []))
+                merged = try PeopleStep.apply(
+                    to: merged, store: store, output: output, settingsHash: hash, settings: settings, temporaries: temporaries,
+                    previous: previous, curation: curation, people: people)
             }
             let runs = shardRuns(shards, photos: merged.photos, started: started)
             var stats = Stats(
@@ -141,7 +163,7 @@ enum MergeCommand {
             let failures = await Finishers.run(
                 FinishedRun(
                     output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop,
-                    rejections: ownFile ? try? RejectionsFile.load(path: rejectionsPath) : nil),
+                    rejections: ownFile ? try? RejectionsFile.load(path: rejectionsPath) : nil, people: people.file),
                 FinishSettings(splits: split?.parts.map(\.name) ?? []))
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
             return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success

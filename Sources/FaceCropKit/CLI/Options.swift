@@ -51,11 +51,19 @@ public struct Options: Sendable, Equatable {
     public var prune = true
     /// The rejections file (nil: `<output>/rejections.txt`).
     public var rejections: String?
+    /// The people file (nil: `<output>/people.txt`).
+    public var peopleFile: String?
     /// Whether a deleted crop is recorded as a rejection at the next run.
     public var recordDeletions = true
     /// `--dedup[=N]`: the Hamming distance within which crops are near-duplicates.
     public var dedup: Int?
     public var split: SplitSpec?
+    /// `--people`: a face descriptor per crop, faces grouped into people.
+    public var people = false
+    /// `--split-by person`: each person's crops in one split.
+    public var splitByPerson = false
+    /// `--keep-person ID`: only these people's crops.
+    public var keepPerson: [String] = []
     public var check = false
     public var dryRun = false
     public var shard: Shard?
@@ -195,6 +203,9 @@ public enum OptionTable {
         .value(["--rejections"], "FILE", "Faces rejected by a person, one '<photo sha256> <x>,<y>,<w>,<h>' a line: no crop, status rejected (default: <output>/rejections.txt).") {
             $0.rejections = $1
         },
+        .value(["--people-file"], "FILE", "Names and corrections of people, one statement a line ('alice = <photo sha256> <x>,<y>,<w>,<h>' names that face's person; 'alice: FACE', 'not alice: FACE', 'ignore = FACE'), applied to every grouping (default: <output>/people.txt).") {
+            $0.peopleFile = $1
+        },
         .flag(["--no-record-deletions"], "Make deleted crops again (default: a crop deleted since the last run is recorded as a rejection).") {
             $0.recordDeletions = false
         },
@@ -207,6 +218,16 @@ public enum OptionTable {
             case .failure(let error): throw FaceCropError.usage("'--split': \(error.reason)")
             }
         },
+        .flag(["--people"], "Group faces into people: a dlib face descriptor per crop (embeddings.npy), then each face's person (person-0001, ..., or null) in the manifest; ids stay when photos are added or removed.") {
+            $0.people = true
+        },
+        .value(["--split-by"], "person", "With --split and --people: put every person's crops in one split (no identity in two splits); faces of no person are split by photo.") {
+            guard $1 == "person" else { throw FaceCropError.usage("'--split-by' must be 'person', not '\($1)'") }
+            $0.splitByPerson = true
+        },
+        .value(["--keep-person"], "ID", "With --people: keep only this person's crops (repeatable); other faces get status other_person. Not --person-only, which keeps photos with people.") {
+            $0.keepPerson.append($1)
+        }.repeated(),
         .flag(["--check"], "Process nothing; exit 0 if the output is up to date, 1 (listing what differs) if not.") { $0.check = true },
         .flag(["--dry-run"], "Process nothing; list what a run would process and remove.") { $0.dryRun = true },
         .value(["--shard"], "K/N", "Process only shard K of N (0 <= K < N, by a stable hash of each path); K may be 'auto' (SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).") {
@@ -298,6 +319,12 @@ public enum OptionTable {
         if options.inputs.isEmpty { throw .usage("no photos given") }
         if requireOutput, options.output == nil { throw .usage("missing '--output <dir>'") }
         try checkClipOptions(options, given: given)
+        if !options.people, let name = ["--split-by", "--keep-person", "--people-file"].first(where: given.contains) {
+            throw .usage("'\(name)' needs '--people'")
+        }
+        if options.splitByPerson, options.split == nil {
+            throw .usage("'--split-by person' needs '--split NAME=W,...'")
+        }
         return options
     }
 

@@ -107,7 +107,7 @@ enum DedupStep {
         return to + "/" + crop.dropFirst(from.count + 1)
     }
 
-    private static func rename(_ crop: String, to target: String, root: String) throws(WriteFailure) {
+    static func rename(_ crop: String, to target: String, root: String) throws(WriteFailure) {
         let path = root + "/" + target
         try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
         guard Foundation.rename(root + "/" + crop, path) == 0 else {

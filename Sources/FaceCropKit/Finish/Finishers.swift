@@ -14,6 +14,9 @@ struct FinishedRun: Sendable {
     /// so that a person's ticks are added to them (nil: it could not be
     /// read, and the report offers no ticks).
     var rejections: RejectionsFile?
+    /// The people file as the run used it: the People page embeds its lines
+    /// (nil: it could not be read, and the page offers no editing).
+    var people: PeopleFile? = nil
 }
 
 /// Which steps run after the manifest is written, each with its own settings.
@@ -74,7 +77,9 @@ enum Finishers {
             failures += made.failures
         }
         if settings.report, run.stop.requested == nil {
-            failures += Report.write(run, sheets: sheets)
+            let people = ReportPeople.write(run)
+            failures += people.failures
+            failures += Report.write(run, sheets: sheets, peoplePage: people.written)
         }
         return failures
     }

@@ -38,14 +38,14 @@ enum Report {
     /// time: the first counts and keeps the start of each list
     /// (`ReportLists`), the second writes the crops a page at a time, so the
     /// report holds at most one page of crops whatever the dataset's size.
-    static func write(_ run: FinishedRun, sheets: [String], pageSize: Int = defaultPageSize) -> [String] {
+    static func write(_ run: FinishedRun, sheets: [String], peoplePage: Bool = false, pageSize: Int = defaultPageSize) -> [String] {
         let lists = ReportLists(run.records)
         let pages = max(1, (lists.crops + pageSize - 1) / pageSize)
         var failures: [String] = []
         var page = 1
         var slice: [Crop] = []
         let writePage = { (page: Int, slice: [Crop]) in
-            if let failure = write(run, page: page, of: pages, crops: slice[...], lists: lists, sheets: sheets) {
+            if let failure = write(run, page: page, of: pages, crops: slice[...], lists: lists, sheets: sheets, peoplePage: peoplePage) {
                 failures.append(failure)
             }
         }
@@ -73,11 +73,12 @@ enum Report {
 
     /// One page: the lists on the first, then its crops.
     private static func write(
-        _ run: FinishedRun, page: Int, of pages: Int, crops: ArraySlice<Crop>, lists: ReportLists, sheets: [String]
+        _ run: FinishedRun, page: Int, of pages: Int, crops: ArraySlice<Crop>, lists: ReportLists, sheets: [String],
+        peoplePage: Bool
     ) -> String? {
         var html = head(run, page: page, pages: pages)
         if page == 1 {
-            html += summary(run, sheets: sheets, crops: lists.crops)
+            html += summary(run, sheets: sheets, crops: lists.crops, peoplePage: peoplePage)
             html += failed(lists.errors)
             html += withoutFace(lists.noFace)
             html += lists.leftOut.html
@@ -92,7 +93,7 @@ enum Report {
         }
     }
 
-    private static let style = """
+    static let style = """
         body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f5f5f7}
         header{background:#1d1d1f;color:#f5f5f7;padding:12px 24px}
         header h1{font-size:20px;margin:0}
@@ -150,7 +151,7 @@ enum Report {
         return html
     }
 
-    private static func summary(_ run: FinishedRun, sheets: [String], crops: Int) -> String {
+    private static func summary(_ run: FinishedRun, sheets: [String], crops: Int, peoplePage: Bool) -> String {
         let stats = run.stats
         let timing = stats["run"]
         func row(_ label: String, _ key: String, _ value: JSON?) -> String {
@@ -191,6 +192,7 @@ enum Report {
         for sheet in sheets {
             html += " · <a href=\"\(escape(sheet))\" class=\"sheet\">\(escape(sheet))</a>"
         }
+        if peoplePage { html += " · <a href=\"\(ReportPeople.fileName)\" id=\"people-link\">People</a>" }
         html += "</p>\n</section>\n"
         return html
     }

@@ -9,7 +9,7 @@ struct LeftOut {
         let box = "\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)"
         let cells = "<td class=\"path\">\(Report.escape(source))</td><td class=\"n\">\(face.index)</td><td><code>\(box)</code></td>"
         switch face.status {
-        case .ok:
+        case .ok, .otherPerson:
             return
         case .rejected:
             rejected.add("<tr class=\"rejected\">\(cells)<td class=\"reason\">rejected in the rejections file</td></tr>\n")

@@ -64,6 +64,10 @@ struct DetectorConfig: Sendable {
     var needsEyes = false
     /// Workers that detect at once (`--jobs`): sizes the CenterFace pool.
     var workers = 1
+    /// `--people`: a face descriptor per crop.
+    var embeds = false
+    /// dlib's two model files, when found (`PeopleModels.resolve`).
+    var peopleModels: PeopleModelPaths?
 
     static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
 
@@ -103,6 +107,8 @@ final class Detector: @unchecked Sendable {
     /// kept at the remeasure's canvas and one at the detection size spare
     /// both that (it was most of the remeasure's cost).
     private var remeasureNet: YuNet?
+    /// `--people`: dlib's landmarks and face descriptor.
+    let embedder: Embedder?
 
     /// `sharing`: another worker's detector of the same `config`, whose
     /// CenterFace network pool this one uses too (one pool per process).
@@ -145,6 +151,12 @@ final class Detector: @unchecked Sendable {
         } else {
             yunet = nil
             centerFace = nil
+        }
+        if config.embeds {
+            guard let models = config.peopleModels else { throw .peopleModelsUnavailable(PeopleModels.missingReason) }
+            embedder = try Embedder(recognition: models.recognition, landmarks: models.landmarks)
+        } else {
+            embedder = nil
         }
     }
 

@@ -20,12 +20,24 @@ struct FaceRecord: Sendable, Equatable {
     var landmarks: FaceLandmarks?
     /// Upright photo pixels -> crop pixels (nil where no crop was cut: `floor`).
     var transform: Affine2D?
-    /// A face with a crop, or one left out by a person (`rejected`) or as a
-    /// near-duplicate (`duplicate`, of the face whose crop is `duplicateOf`).
+    /// A face with a crop, or one left out by a person (`rejected`), as a
+    /// near-duplicate (`duplicate`, of the face whose crop is `duplicateOf`)
+    /// or as someone `--keep-person` does not keep (`otherPerson`).
     var status = FaceStatus.ok
     /// The crop's perceptual hash (faces with a crop, and duplicates).
     var phash: PerceptualHash?
     var duplicateOf: String?
+    /// `--people`: the crop's face descriptor (faces with a crop).
+    var embedding: Embedding?
+    /// `--people`: the face's row in embeddings.npy and its person (nil: in
+    /// no group), set by the grouping after the run.
+    var embeddingRow: Int?
+    var person: String?
+    /// `--people`: the grouping's id before the people file named it (kept
+    /// in the state only, so the next grouping keeps ids stable by it).
+    var group: String?
+    /// `--split-by person`: the face's split when it is not its photo's.
+    var split: String?
     /// A face in a video: its frame, time and track.
     var video: VideoFace?
 }
@@ -59,6 +71,8 @@ enum FaceStatus: String, Sendable {
     case ok
     case rejected
     case duplicate
+    /// `--keep-person`: a face of someone else (or of no one), without a crop.
+    case otherPerson = "other_person"
 }
 
 public enum PhotoStatus: String, Sendable {
@@ -170,19 +184,25 @@ public struct RunCounts: Sendable, Equatable {
     /// Faces left out: rejected by a person, near-duplicates of another.
     public var rejected = 0
     public var duplicate = 0
+    /// `--keep-person`: faces of people not kept.
+    public var otherPerson = 0
     /// `--split`: crops in each split.
     public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
     public var reused = 0
+    /// `--people`: people found, and faces in one of them (nil: not grouped).
+    public var people: Int?
+    public var grouped = 0
 
     mutating func add(_ record: PhotoRecord, reused: Bool = false) {
         photos += 1
         faces += record.faceCount
         for face in record.faces where record.status == .ok {
             switch face.status {
-            case .ok: if let split = record.split { splits[split, default: 0] += 1 }
+            case .ok: if let split = face.split ?? record.split { splits[split, default: 0] += 1 }
             case .rejected: rejected += 1
             case .duplicate: duplicate += 1
+            case .otherPerson: otherPerson += 1
             }
         }
         if reused { self.reused += 1 }

@@ -101,6 +101,25 @@ enum AtomicFile {
         }
     }
 
+    /// Like `write(_:to:temporaries:)`, with the temporary name in `path`'s
+    /// own folder: for a file that may lie outside the output, on another
+    /// file system (a people or rejections file kept with the photos).
+    static func write(_ bytes: [UInt8], beside path: String, temporaries: TemporaryFiles) throws(WriteFailure) {
+        let temporary = temporaries.make(beside: path)
+        defer { temporaries.forget(temporary) }
+        do {
+            try writeAll(bytes, to: temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw WriteFailure(reason: systemError(code), code: code)
+        }
+    }
+
     /// Has `fill` write the file at the temporary path it is given (returning
     /// nil, or why it could not), then renames it into place.
     static func write(to path: String, temporaries: TemporaryFiles, _ fill: (String) -> String?) throws(WriteFailure) {

@@ -20,30 +20,33 @@ enum Manifest {
             extra.append(("height", .int(height)))
         }
         if let sha256 = record.sha256 { extra.append(("sha256", .string(sha256))) }
-        if let split = record.split { extra.append(("split", .string(split))) }
-        if let photoHash = record.photoHash { extra.append(("photo_phash", .string(photoHash.description))) }
-        if let taken = record.taken { extra.append(("taken", .string(taken.description))) }
-        if !record.names.isEmpty { extra.append(("names", .array(record.names.map { .string($0) }))) }
+        var last: [(String, JSON)] = []
+        if let photoHash = record.photoHash { last.append(("photo_phash", .string(photoHash.description))) }
+        if let taken = record.taken { last.append(("taken", .string(taken.description))) }
+        if !record.names.isEmpty { last.append(("names", .array(record.names.map { .string($0) }))) }
         // A video's lines say so (also when it could not be read), and how
         // long it is and how many frames were sampled.
-        if VideoFiles.isVideoName(record.source) { extra.append(("video", .bool(true))) }
+        if VideoFiles.isVideoName(record.source) { last.append(("video", .bool(true))) }
         if let video = record.video {
-            extra.append(("duration", .double(video.duration)))
-            extra.append(("samples", .int(video.samples)))
+            last.append(("duration", .double(video.duration)))
+            last.append(("samples", .int(video.samples)))
         }
 
         switch record.status {
         case .ok:
             return record.faces.map { face in
-                JSON.object(common + [("status", .string(face.status.rawValue))] + fields(of: face) + extra).serialized()
+                // A face's split is its photo's, unless --split-by person put it elsewhere.
+                let split = (face.split ?? record.split).map { [("split", JSON.string($0))] } ?? []
+                return JSON.object(common + [("status", .string(face.status.rawValue))] + fields(of: face) + extra + split + last)
+                    .serialized()
             }
         case .noFace, .noPerson:
             common.append(("status", .string(record.status.rawValue)))
-            return [JSON.object(common + extra).serialized()]
+            return [JSON.object(common + extra + (record.split.map { [("split", .string($0))] } ?? []) + last).serialized()]
         case .error:
             common.append(("status", .string("error")))
             common.append(("error", .string(record.failure ?? "unknown error")))
-            return [JSON.object(common + extra).serialized()]
+            return [JSON.object(common + extra + (record.split.map { [("split", .string($0))] } ?? []) + last).serialized()]
         }
     }
 
@@ -73,6 +76,11 @@ enum Manifest {
             }
             if let quality = video.quality { fields.append(("quality", .double(quality))) }
             if let frontality = video.frontality { fields.append(("frontality", .double(frontality))) }
+        }
+        // --people, once grouped: the face's row in embeddings.npy and its person.
+        if let row = face.embeddingRow {
+            fields.append(("embedding", .int(row)))
+            fields.append(("person", face.person.map(JSON.string) ?? .null))
         }
         return fields
     }
@@ -120,10 +128,18 @@ enum Manifest {
                     landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
                     transform: AlignmentJSON.transform(from: line.transform),
                     status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf,
-                    video: video))
+                    embeddingRow: line.embedding, person: line.person, split: line.split, video: video))
         }
         record.faces = faces
+        Manifest.settle(&record)
         return true
+    }
+
+    /// Faces whose split is their photo's say none of their own.
+    static func settle(_ record: inout PhotoRecord) {
+        for index in record.faces.indices where record.faces[index].split == record.split {
+            record.faces[index].split = nil
+        }
     }
 
     /// The members of a manifest line a record keeps (the rest it knows already).
@@ -146,6 +162,8 @@ enum Manifest {
         var status: String?
         var phash: String?
         var duplicateOf: String?
+        var embedding: Int?
+        var person: String?
         var split: String?
         var photoPhash: String?
         var taken: String?

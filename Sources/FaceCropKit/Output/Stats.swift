@@ -27,6 +27,9 @@ struct Stats {
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
         if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
+        if settings.people { curation.append(("people", .string(PeopleStep.settingsValue))) }
+        if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
+        if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
         return .object([
             ("size", .int(settings.size)),
             ("margin", .double(settings.margin)),
@@ -72,6 +75,9 @@ struct Stats {
         if let dedup = parsed["dedup"] as? Int { members.append(("dedup", .int(dedup))) }
         if let split = parsed["split"] as? String { members.append(("split", .string(split))) }
         if let video = parsed["video"] as? String { members.append(("video", .string(video))) }
+        if let people = parsed["people"] as? String { members.append(("people", .string(people))) }
+        if let splitBy = parsed["split_by"] as? String { members.append(("split_by", .string(splitBy))) }
+        if let keep = parsed["keep_person"] as? [String] { members.append(("keep_person", .array(keep.map(JSON.string)))) }
         return .object(members)
     }
 
@@ -101,6 +107,11 @@ struct Stats {
         // dataset without them keeps its bytes.
         if counts.rejected > 0 { members.append(("rejected", .int(counts.rejected))) }
         if counts.duplicate > 0 { members.append(("duplicate", .int(counts.duplicate))) }
+        if counts.otherPerson > 0 { members.append(("other_person", .int(counts.otherPerson))) }
+        if let people = counts.people {
+            members.append(("people", .int(people)))
+            members.append(("faces_grouped", .int(counts.grouped)))
+        }
         if !splitNames.isEmpty {
             members.append(("splits", .object(splitNames.map { ($0, .int(counts.splits[$0] ?? 0)) })))
         }

@@ -22,6 +22,10 @@ public struct CropSettings: Sendable, Equatable {
     public var split: SplitSpec?
     /// How videos are sampled and which of their crops are kept.
     public var video: VideoSettings
+    /// `--people` (a descriptor per crop) and how its groups curate.
+    public var people: Bool
+    public var splitByPerson: Bool
+    public var keepPerson: [String]
 
     /// How a turned crop is filled past the photo's edge: `--pad`, with
     /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
@@ -52,6 +56,9 @@ public struct CropSettings: Sendable, Equatable {
         minSharpness = options.minSharpness
         dedup = options.dedup
         split = options.split
+        people = options.people
+        splitByPerson = options.splitByPerson
+        keepPerson = options.keepPerson
         video = VideoSettings(
             fps: options.videoFPS, keyframes: options.videoKeyframes, perTrack: options.perTrack,
             maxSeconds: options.maxVideoSeconds)

@@ -111,7 +111,8 @@ struct PhotoProcessor: Sendable {
             let writer = WriteStage(
                 settings: settings, outputRoot: outputRoot, temporaries: temporaries, journal: journal, gate: fullDecodes)
             record.faces = try writer.write(
-                faces, placement, rejected: rejected, from: decoded, detectionScale: scale, prefix: prefix, source: source)
+                faces, placement, rejected: rejected, from: decoded, detectionScale: scale, prefix: prefix, source: source,
+                embedder: detector.embedder)
             record.status = .ok
             record.photoHash = photoHash
         }

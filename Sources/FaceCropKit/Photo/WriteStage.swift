@@ -13,7 +13,7 @@ struct WriteStage {
     /// faces `rejected` (by a person); returns their records.
     func write(
         _ faces: [FoundFace], _ placement: Placement, rejected: [Bool], from decoded: Decoded,
-        detectionScale scale: Double, prefix: String, source: String
+        detectionScale scale: Double, prefix: String, source: String, embedder: Embedder? = nil
     ) throws(FaceCropError) -> [FaceRecord] {
         let records = faces.enumerated().map { index, face in
             let aligned = placement.faces[index]
@@ -67,6 +67,17 @@ struct WriteStage {
                 records[index].crop = placement.names[index]
                 records[index].transform = AlignmentJSON.rounded(transform)
                 records[index].phash = try PerceptualHash(encoded: encoded, source: source)
+                if let embedder {
+                    // --people: dlib is given the face resampled from the
+                    // same decode, upright, the box half the region's side.
+                    let toDecode = Alignment.photoToDecode(sx: sx, sy: sy, origin: origin)
+                    if let fromDecode = toDecode.inverse {
+                        let region = try picture.warpRGB(
+                            fromDecode.then(Embedder.region(of: faces[index].box)), side: Embedder.regionSide,
+                            fill: .edge, source: source)
+                        records[index].embedding = try embedder.embed(region, box: faces[index].box, source: source)
+                    }
+                }
             }
             finished = true
             return records

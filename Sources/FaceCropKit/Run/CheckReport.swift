@@ -15,6 +15,12 @@ enum CheckReport {
             out.line("missing: \(manifestPath)")
         }
         let dates = options.dates
+        // --people: the grouping's file, and the grouping itself, are the whole dataset's.
+        let people = setup.settings.people && options.shard == nil
+        let embeddings = output + "/" + EmbeddingsFile.fileName
+        if people, options.check, stateHash != nil, access(embeddings, F_OK) != 0 {
+            out.line("missing: \(embeddings)")
+        }
         while let work = feed.nextWork() {
             switch work.item {
             case .kept(let record):
@@ -39,6 +45,12 @@ enum CheckReport {
             }
         }
         feed.gone?.forEach { out.line("removed: \($0)") }
+        if people, out.lines > 0 {
+            out.line("people: the faces would be grouped again (ids kept where most of a person's faces stay)")
+        } else if people, options.check {
+            // Nothing to group again: what the people file would change in the grouping the state holds.
+            for line in PeopleCorrections.differences(setup.store.records, people: setup.people) { out.line(line) }
+        }
         out.flush()
         if options.dryRun { return ExitStatus.success }
         if out.lines == 0, !options.quiet {

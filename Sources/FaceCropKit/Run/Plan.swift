@@ -26,7 +26,8 @@ enum Plan {
             cropExists: { access(output + "/" + $0, F_OK) == 0 }, rejections: setup.rejections)
         // --dedup: whether the dataset's faces change is known only at the
         // end of the plan, so a first pass finds out (it stops at the first change).
-        if setup.settings.dedup != nil && options.shard == nil {
+        // --keep-person likewise: a face left out may be of a kept person now.
+        if (setup.settings.dedup != nil || !setup.settings.keepPerson.isEmpty) && options.shard == nil {
             var first = try join(setup, state: state, journal: journal, rules: rules)
             rules.regroup = first.changesDataset()
         }

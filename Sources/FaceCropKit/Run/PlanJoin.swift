@@ -167,8 +167,8 @@ struct PlanJoin: IteratorProtocol {
             let reason = record.photoHash == nil ? "no photo hash recorded" : "no transform recorded"
             return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)
         }
-        if rules.regroup && record.faces.contains(where: { $0.status == .duplicate }) {
-            let reason = "near-duplicates regrouped"
+        if rules.regroup && record.faces.contains(where: { $0.status == .duplicate || $0.status == .otherPerson }) {
+            let reason = record.faces.contains { $0.status == .duplicate } ? "near-duplicates regrouped" : "people regrouped"
             return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)
         }
         if record.size == photo.size && record.modified == photo.modified {

@@ -31,6 +31,9 @@ enum RunCommit {
                         try files.state.append(record, lines: Manifest.lines(of: record))
                     }
                 }
+                // --people: who each face was, read before the new state replaces the old.
+                let grouping = setup.settings.people && setup.options.shard == nil && processed.completed
+                let previous = grouping ? PreviousPeople(store: setup.store) : PreviousPeople()
                 try files.manifest.commit()
                 try files.state.commit()
                 // Near-duplicates are grouped over the whole dataset; shards
@@ -41,6 +44,15 @@ enum RunCommit {
                         store: setup.store, output: setup.output, threshold: threshold, split: setup.settings.split,
                         settingsHash: setup.settingsHash, settings: setup.described, temporaries: files.temporaries)
                     counts.reused = reused
+                }
+                // People are grouped over the whole dataset too.
+                if grouping {
+                    let settings = setup.settings
+                    counts = try PeopleStep.apply(
+                        to: counts, store: setup.store, output: setup.output, settingsHash: setup.settingsHash,
+                        settings: setup.described, temporaries: files.temporaries, previous: previous,
+                        curation: .init(split: settings.split, splitByPerson: settings.splitByPerson, keep: Set(settings.keepPerson)),
+                        people: .init(file: setup.people, path: setup.peoplePath, quiet: setup.options.quiet))
                 }
             } catch {
                 writeFailure = error

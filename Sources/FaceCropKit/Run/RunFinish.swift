@@ -13,7 +13,7 @@ enum RunFinish {
         if committed.writeFailure == nil, processed.completed {
             let run = FinishedRun(
                 output: output, records: setup.store.records, stats: stats.json, temporaries: temporaries, stop: stop,
-                rejections: setup.rejections)
+                rejections: setup.rejections, people: setup.people)
             finisherFailures = await Finishers.run(run, FinishSettings(options, ffmpeg: setup.ffmpeg))
             for failure in finisherFailures { Terminal.stderr("facecrop: error: \(failure)\n") }
         }

@@ -26,6 +26,9 @@ struct RunSetup {
     /// The rejections file (`--rejections`, else in the output) and its entries.
     var rejectionsPath: String
     var rejections: RejectionsFile
+    /// The people file (`--people-file`, else in the output) and its statements.
+    var peoplePath: String
+    var people = PeopleFile()
     /// Crops found deleted and recorded as rejections by this run.
     var recordedDeletions = 0
     /// This run's hold on the output folder and shard (`OutputLock`): taken
@@ -66,6 +69,14 @@ struct RunSetup {
             rejections = try RejectionsFile.load(path: rejectionsPath)
         } catch {
             throw .usage(error.description)
+        }
+        peoplePath = options.peopleFile ?? (output as NSString).appendingPathComponent(PeopleFile.defaultName)
+        if options.people {
+            do throws(PeopleFileError) {
+                people = try PeopleFile.load(path: peoplePath)
+            } catch {
+                throw .usage(error.description)
+            }
         }
         if !readOnly { try Self.makeOutput(output) }
         // Last, once nothing else can fail first: a run that stops on a bad

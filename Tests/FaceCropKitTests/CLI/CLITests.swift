@@ -78,7 +78,7 @@ struct CLITests {
     /// `merge` reads its options through the same machinery as a run, from
     /// its own table; its usage line and messages are its own.
     @Test func mergeHelpAndUsageErrors() throws {
-        let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json]"
+        let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json] [--people-file FILE]"
         let help = try runFaceCrop(["merge", "--help"])
         #expect(help.status == 0 && help.stderr.isEmpty)
         #expect(help.stdout == """
@@ -88,9 +88,10 @@ struct CLITests {
             output folder) into one dataset in <out>.
 
             Options:
-              -q, --quiet  No summary line; errors are still printed.
-              --json       Print the summary as one JSON object on stdout.
-              -h, --help   Show this help.
+              -q, --quiet         No summary line; errors are still printed.
+              --json              Print the summary as one JSON object on stdout.
+              --people-file FILE  With shards run with --people: the people file the merged grouping honours (default: <out>/people.txt).
+              -h, --help          Show this help.
 
             """)
         #expect(try runFaceCrop(["merge", "-h"]).stdout == help.stdout)

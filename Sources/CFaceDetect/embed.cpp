@@ -1,0 +1,154 @@
+// dlib's face descriptor (see include/CFaceDetect.h). It lives in the shim
+// because Swift cannot instantiate dlib's templates; the network is the
+// ResNet dlib's face recognition model was trained as (29 convolutions,
+// 150 x 150 RGB in, 128 numbers out), declared here layer by layer from its
+// documented architecture so that the model file deserializes into it.
+#include "CFaceDetect.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <new>
+#include <string>
+#include <sys/stat.h>
+
+#include <dlib/dnn.h>
+#include <dlib/image_processing.h>
+#include <dlib/image_transforms.h>
+
+namespace {
+
+using namespace dlib;
+
+// A 3x3 convolution pair with its batch-norm stand-ins (affine at inference).
+template <int filters, template <typename> class norm, int stride, typename below>
+using convs = norm<con<filters, 3, 3, 1, 1, relu<norm<con<filters, 3, 3, stride, stride, below>>>>>;
+
+// Identity shortcut.
+template <template <int, template <typename> class, int, typename> class body, int filters,
+          template <typename> class norm, typename below>
+using shortcut = add_prev1<body<filters, norm, 1, tag1<below>>>;
+
+// Halving shortcut: the input average-pooled to the body's size.
+template <template <int, template <typename> class, int, typename> class body, int filters,
+          template <typename> class norm, typename below>
+using shortcut_half = add_prev2<avg_pool<2, 2, 2, 2, skip1<tag2<body<filters, norm, 2, tag1<below>>>>>>;
+
+template <int filters, typename below> using unit = relu<shortcut<convs, filters, affine, below>>;
+template <int filters, typename below> using unit_half = relu<shortcut_half<convs, filters, affine, below>>;
+
+template <typename below> using stage256a = unit_half<256, below>;
+template <typename below> using stage256 = unit<256, unit<256, unit_half<256, below>>>;
+template <typename below> using stage128 = unit<128, unit<128, unit_half<128, below>>>;
+template <typename below> using stage64 = unit<64, unit<64, unit<64, unit_half<64, below>>>>;
+template <typename below> using stage32 = unit<32, unit<32, unit<32, below>>>;
+
+using Network = loss_metric<fc_no_bias<
+    128, avg_pool_everything<stage256a<stage256<stage128<stage64<stage32<
+             max_pool<3, 3, 2, 2, relu<affine<con<32, 7, 7, 2, 2, input_rgb_image_sized<150>>>>>>>>>>>>>;
+
+int report(int status, char **message, const std::string &text) {
+    if (message) {
+        *message = static_cast<char *>(std::malloc(text.size() + 1));
+        if (*message) std::memcpy(*message, text.c_str(), text.size() + 1);
+    }
+    return status;
+}
+
+template <typename Body> int guardedDlib(char **message, Body body) {
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        return report(CFaceDetect_NoMemory, message, "out of memory");
+    } catch (const std::exception &e) {
+        return report(CFaceDetect_OpenCVError, message, std::string("dlib: ") + e.what());
+    } catch (...) {
+        return report(CFaceDetect_OpenCVError, message, "unknown C++ exception");
+    }
+}
+
+bool isFile(const char *path) {
+    struct stat info;
+    return path && stat(path, &info) == 0 && S_ISREG(info.st_mode);
+}
+
+// OpenBLAS starts a thread per core for every matrix product; facecrop's
+// workers already use the cores. Reference BLAS has no such call.
+void singleThreadedBLAS() {
+    using SetThreads = void (*)(int);
+    if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
+}
+
+} // namespace
+
+struct CFaceDetect_Embedder {
+    Network network;
+    dlib::shape_predictor landmarks;
+};
+
+extern "C" int CFaceDetect_EmbedderNew(const char *recognition, const char *landmarks,
+                                       CFaceDetect_Embedder **embedder, char **message) {
+    return guardedDlib(message, [&]() -> int {
+        if (!embedder) return report(CFaceDetect_BadArgument, message, "no handle");
+        *embedder = nullptr;
+        for (const char *path : {recognition, landmarks}) {
+            if (!isFile(path)) {
+                return report(CFaceDetect_LoadFailed, message,
+                              std::string("model file not found: ") + (path ? path : "(none)"));
+            }
+        }
+        singleThreadedBLAS();
+        auto *made = new CFaceDetect_Embedder();
+        try {
+            dlib::deserialize(recognition) >> made->network;
+        } catch (const std::exception &e) {
+            delete made;
+            return report(CFaceDetect_LoadFailed, message,
+                          std::string("not dlib's face recognition model: ") + recognition + " (" + e.what() + ")");
+        }
+        try {
+            dlib::deserialize(landmarks) >> made->landmarks;
+        } catch (const std::exception &e) {
+            delete made;
+            return report(CFaceDetect_LoadFailed, message,
+                          std::string("not a dlib landmark predictor: ") + landmarks + " (" + e.what() + ")");
+        }
+        if (made->landmarks.num_parts() != 5) {
+            delete made;
+            return report(CFaceDetect_LoadFailed, message,
+                          std::string("not dlib's 5-point landmark predictor: ") + landmarks);
+        }
+        *embedder = made;
+        return CFaceDetect_OK;
+    });
+}
+
+extern "C" int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const uint8_t *rgb, int width, int height,
+                                 size_t stride, double box_x, double box_y, double box_width, double box_height,
+                                 float *out, char **message) {
+    return guardedDlib(message, [&]() -> int {
+        if (!embedder || !rgb || !out || width < 1 || height < 1 || stride < static_cast<size_t>(width) * 3 ||
+            !(box_width > 0) || !(box_height > 0)) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to embed");
+        }
+        dlib::matrix<dlib::rgb_pixel> image(height, width);
+        for (int y = 0; y < height; y++) {
+            const uint8_t *row = rgb + static_cast<size_t>(y) * stride;
+            for (int x = 0; x < width; x++) {
+                image(y, x) = dlib::rgb_pixel(row[3 * x], row[3 * x + 1], row[3 * x + 2]);
+            }
+        }
+        dlib::drectangle box(box_x, box_y, box_x + box_width - 1, box_y + box_height - 1);
+        dlib::full_object_detection shape = embedder->landmarks(image, box);
+        dlib::matrix<dlib::rgb_pixel> chip;
+        dlib::extract_image_chip(image, dlib::get_face_chip_details(shape, 150, 0.25), chip);
+        dlib::matrix<float, 0, 1> descriptor = embedder->network(chip);
+        if (descriptor.size() != CFaceDetect_EmbeddingSize) {
+            return report(CFaceDetect_OpenCVError, message, "the network gave no 128-number descriptor");
+        }
+        for (long i = 0; i < descriptor.size(); i++) out[i] = descriptor(i);
+        return CFaceDetect_OK;
+    });
+}
+
+extern "C" void CFaceDetect_EmbedderClose(CFaceDetect_Embedder *embedder) { delete embedder; }

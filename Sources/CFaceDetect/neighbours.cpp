@@ -1,0 +1,136 @@
+// Nearest neighbours of face descriptors for `--people` (see
+// include/CFaceDetect.h), through hnswlib, a header-only C++ library.
+#include "internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <hnswlib/hnswlib.h>
+#include <memory>
+#include <thread>
+#include <utility>
+
+using namespace cfacedetect;
+
+namespace {
+
+using Hit = std::pair<float, int32_t>;  // squared distance, row
+
+// The graph stores a row number per point instead of a copy of its
+// descriptor (hnswlib copies `get_data_size()` bytes a point): the
+// distance reads both rows from the caller's vectors. At 1M faces that is
+// 4 bytes a point instead of 512.
+struct RowSpace : hnswlib::SpaceInterface<float> {
+    struct Rows {
+        const float *vectors;
+        size_t dim;
+    } rows;
+    explicit RowSpace(const float *vectors, size_t dim) : rows{vectors, dim} {}
+    static float distance(const void *a, const void *b, const void *param) {
+        auto *rows = static_cast<const Rows *>(param);
+        uint32_t i, j;
+        std::memcpy(&i, a, sizeof i);
+        std::memcpy(&j, b, sizeof j);
+        const float *x = rows->vectors + static_cast<size_t>(i) * rows->dim;
+        const float *y = rows->vectors + static_cast<size_t>(j) * rows->dim;
+        float sum = 0;
+        for (size_t d = 0; d < rows->dim; d++) {
+            float t = x[d] - y[d];
+            sum += t * t;
+        }
+        return sum;
+    }
+    size_t get_data_size() override { return sizeof(uint32_t); }
+    hnswlib::DISTFUNC<float> get_dist_func() override { return distance; }
+    void *get_dist_func_param() override { return &rows; }
+};
+
+void keep(std::vector<Hit> &hits, size_t row, int k, int32_t *neighbours, float *distances) {
+    std::sort(hits.begin(), hits.end());
+    for (int j = 0; j < k; j++) {
+        bool have = static_cast<size_t>(j) < hits.size();
+        neighbours[row * k + j] = have ? hits[j].second : -1;
+        distances[row * k + j] = have ? std::sqrt(std::max(0.0f, hits[j].first)) : INFINITY;
+    }
+}
+
+// Runs `body(first, end)` over [0, count) in as many slices as there are
+// cores. Only for work whose every item's answer depends on nothing but
+// the item (the searches of a finished graph): the result is the same at
+// any thread count.
+template <typename Body> void sliced(size_t count, Body body) {
+    size_t threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+    if (count < 1000 || threads == 1) return body(0, count);
+    std::vector<std::thread> pool;
+    std::exception_ptr failure;
+    std::mutex lock;
+    for (size_t t = 0; t < threads; t++) {
+        pool.emplace_back([&, t] {
+            try {
+                body(count * t / threads, count * (t + 1) / threads);
+            } catch (...) {
+                std::lock_guard<std::mutex> hold(lock);
+                failure = std::current_exception();
+            }
+        });
+    }
+    for (auto &thread : pool) thread.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+} // namespace
+
+extern "C" int CFaceDetect_Neighbours(const float *vectors, size_t count, int dim, int k, size_t exact_limit,
+                                      int32_t *neighbours, float *distances, char **message) {
+    return guarded(message, [&]() -> int {
+        if ((!vectors && count > 0) || dim < 1 || k < 1 || !neighbours || !distances || count > INT32_MAX) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to neighbours");
+        }
+        RowSpace space(vectors, static_cast<size_t>(dim));
+        if (count <= exact_limit) {
+            sliced(count, [&](size_t first, size_t end) {
+                std::vector<Hit> hits;
+                for (size_t i = first; i < end; i++) {
+                    hits.clear();
+                    uint32_t a = static_cast<uint32_t>(i);
+                    for (size_t j = 0; j < count; j++) {
+                        if (j == i) continue;
+                        uint32_t b = static_cast<uint32_t>(j);
+                        hits.emplace_back(RowSpace::distance(&a, &b, &space.rows), static_cast<int32_t>(j));
+                    }
+                    if (hits.size() > static_cast<size_t>(k)) {
+                        std::partial_sort(hits.begin(), hits.begin() + k, hits.end());
+                        hits.resize(k);
+                    }
+                    keep(hits, i, k, neighbours, distances);
+                }
+            });
+            return CFaceDetect_OK;
+        }
+        // Built in row order on this thread from hnswlib's fixed seed: the
+        // same graph on every run.
+        auto graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(&space, count, 16, 100, 100);
+        for (size_t i = 0; i < count; i++) {
+            uint32_t row = static_cast<uint32_t>(i);
+            graph->addPoint(&row, i);
+        }
+        graph->setEf(std::max<size_t>(64, static_cast<size_t>(k) * 4));
+        sliced(count, [&](size_t first, size_t end) {
+            std::vector<Hit> hits;
+            for (size_t i = first; i < end; i++) {
+                uint32_t row = static_cast<uint32_t>(i);
+                auto found = graph->searchKnn(&row, k + 1);
+                hits.clear();
+                while (!found.empty()) {
+                    if (found.top().second != i) hits.emplace_back(found.top().first, static_cast<int32_t>(found.top().second));
+                    found.pop();
+                }
+                if (hits.size() > static_cast<size_t>(k)) {
+                    std::sort(hits.begin(), hits.end());
+                    hits.resize(k);
+                }
+                keep(hits, i, k, neighbours, distances);
+            }
+        });
+        return CFaceDetect_OK;
+    });
+}

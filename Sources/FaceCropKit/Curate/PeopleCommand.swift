@@ -1,0 +1,138 @@
+import Foundation
+
+/// `facecrop people <dataset>`: the people of a dataset made with
+/// `--people`, from its manifest: each person (a name from the people file
+/// or a grouping's id) with their faces, photos and a representative crop,
+/// then the faces with no person. With `--name`, `--add`, `--not` or
+/// `--ignore` and crops, it appends statements about those crops' faces to
+/// the people file instead (as `facecrop reject` does to rejections.txt).
+enum PeopleCommand {
+    static let usage =
+        "Usage: facecrop people <dataset> [--json] | <dataset> (--name NAME | --add NAME | --not NAME | --ignore) <crop-file | #number>... [--people-file FILE]"
+
+    struct Settings: Sendable {
+        var arguments: [String] = []
+        var json = false
+        var kind: PeopleStatement.Kind?
+        var statements = 0
+        var peopleFile: String?
+        var quiet = false
+        var showHelp = false
+    }
+
+    static let options: [OptionSpec<Settings>] = [
+        .flag(["--json"], "Print the people as one JSON object on stdout.") { $0.json = true },
+        .value(["--name"], "NAME", "Name the groups of the crops' faces NAME ('NAME = FACE'; two groups named alike merge).") {
+            try $0.set(.nameGroup(try checked($1)))
+        },
+        .value(["--add"], "NAME", "Put the crops' faces into NAME, one by one ('NAME: FACE').") { try $0.set(.nameFace(try checked($1))) },
+        .value(["--not"], "NAME", "Take the crops' faces out of NAME for good ('not NAME: FACE').") {
+            try $0.set(.notPerson(try checked($1)))
+        },
+        .flag(["--ignore"], "Give the crops' groups no person ('ignore = FACE').") { $0.setIgnore() },
+        .value(["--people-file"], "FILE", "The people file to add to (default: <dataset>/people.txt).") { $0.peopleFile = $1 },
+        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
+        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+    ]
+
+    private static func checked(_ name: String) throws(FaceCropError) -> String {
+        if let problem = PeopleFile.nameProblem(name, allowIgnore: false) { throw .usage(problem) }
+        return name
+    }
+
+    static var help: String {
+        let lines = [
+            usage, "",
+            "Lists the people of a dataset made with --people, from its manifest.jsonl: for",
+            "each person (a name from people.txt, or an id such as person-0007), the number",
+            "of faces and photos and a representative crop (the sharpest of the larger",
+            "faces); then the faces that belong to no person. Name and correct people in",
+            "people.txt (see report-people.html), or with --name, --add, --not or --ignore",
+            "and crops (a crop file or '#N', as for facecrop reject): their statements are",
+            "added to the people file, every line already there kept; the next run with",
+            "--people applies them.", "", "Options:",
+        ]
+        return (lines + ArgumentReader.helpLines(options)).joined(separator: "\n") + "\n"
+    }
+
+    static func run(_ arguments: [String], temporaries: TemporaryFiles) -> Int32 {
+        var settings = Settings()
+        do {
+            _ = try ArgumentReader.read(arguments, table: options, into: &settings) { $0.arguments.append($1) }
+        } catch {
+            return ArgumentReader.usageError(error.description, usage: usage)
+        }
+        if settings.showHelp {
+            Terminal.stdout(help)
+            return ExitStatus.success
+        }
+        if settings.statements > 1 {
+            return ArgumentReader.usageError("give one of --name, --add, --not and --ignore", usage: usage)
+        }
+        if let kind = settings.kind {
+            return add(kind, settings: settings, temporaries: temporaries)
+        }
+        guard settings.arguments.count == 1 else {
+            return ArgumentReader.usageError("people needs one dataset folder (and crops only with --name, --add, --not or --ignore)", usage: usage)
+        }
+        let dataset = settings.arguments[0]
+        do throws(FaceCropError) {
+            let listing = try PeopleListing.load(dataset: dataset)
+            if !listing.grouped, !listing.unassigned.isEmpty {
+                throw .inputMissing(
+                    dataset, reason: "made without --people: its faces have no person; run facecrop with --people into it")
+            }
+            Terminal.stdout(settings.json ? listing.json.pretty() + "\n" : listing.text)
+            return ExitStatus.success
+        } catch {
+            Terminal.stderr("facecrop: error: \(error.description)\n")
+            return error.exitStatus
+        }
+    }
+
+    /// Appends the statement for each crop's face to the people file.
+    private static func add(_ kind: PeopleStatement.Kind, settings: Settings, temporaries: TemporaryFiles) -> Int32 {
+        guard settings.arguments.count >= 2 else {
+            return ArgumentReader.usageError("people needs a dataset folder and at least one crop", usage: usage)
+        }
+        let dataset = settings.arguments[0]
+        let path = settings.peopleFile ?? (dataset as NSString).appendingPathComponent(PeopleFile.defaultName)
+        let faces: [(statement: PeopleStatement, note: String)]
+        do throws(FaceCropError) {
+            let crops = try DatasetCrops(dataset: dataset)
+            faces = try settings.arguments.dropFirst().map { argument throws(FaceCropError) in
+                let face = try crops.face(argument)
+                return (PeopleStatement(kind, face: face.rejection), face.note)
+            }
+        } catch {
+            if case .usage(let text) = error { return ArgumentReader.usageError(text, usage: usage) }
+            Terminal.stderr("facecrop: error: \(error.description)\n")
+            return error.exitStatus
+        }
+        do throws(PeopleFileError) {
+            var file = try PeopleFile.load(path: path)
+            let added = file.add(faces)
+            if added > 0 { try file.save(path: path, temporaries: temporaries) }
+            if !settings.quiet {
+                Terminal.stderr("facecrop: added \(added) statement\(added == 1 ? "" : "s") to '\(path)'; the next run with --people applies them\n")
+            }
+            return ExitStatus.success
+        } catch {
+            if error.line > 0 { return ArgumentReader.usageError(error.description, usage: usage) }
+            Terminal.stderr("facecrop: error: \(error.description)\n")
+            return ExitStatus.cannotCreate
+        }
+    }
+}
+
+extension PeopleCommand.Settings {
+    mutating func set(_ kind: PeopleStatement.Kind) throws(FaceCropError) {
+        statements += 1
+        self.kind = kind
+    }
+
+    mutating func setIgnore() {
+        statements += 1
+        kind = .ignoreGroup
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// The people of a dataset as its manifest says (each face line's
+/// `person`): for `facecrop people` and the report's People page.
+struct PeopleListing: Sendable {
+    /// One face with a crop.
+    struct Face: Sendable, Equatable {
+        /// Its crop's number (1-based, manifest order), as on the contact sheet and report.
+        var number: Int
+        /// The crop file, relative to the dataset.
+        var crop: String
+        /// The photo as the manifest names it (`input/source`) and the face's number in it.
+        var photo: String
+        var face: Int
+        var handle: Rejection
+        var sharpness: Double
+        var person: String?
+
+        /// The comment facecrop writes after a statement about this face.
+        var note: String { Rejection.note(photo: photo, face: face) }
+        var side: Int { max(handle.box.width, handle.box.height) }
+    }
+
+    struct Person: Sendable, Equatable {
+        /// A name from the people file, or a grouping's id (`person-0007`).
+        var label: String
+        /// The faces, in manifest order.
+        var faces: [Face]
+        var photos: Int
+        var representative: Face
+
+        /// Whether the label is a name (not an id of the grouping).
+        var named: Bool { !PeopleListing.isGroupID(label) }
+    }
+
+    /// Largest first, then by label (byte order).
+    var people: [Person] = []
+    /// Faces with a crop and no person, in manifest order.
+    var unassigned: [Face] = []
+    var unassignedPhotos = 0
+    /// Whether any face line has a `person` at all (a dataset made with `--people`).
+    var grouped = false
+
+    /// `person-` and digits: the form of the ids grouping gives.
+    static func isGroupID(_ label: String) -> Bool {
+        guard label.hasPrefix("person-") else { return false }
+        let digits = label.dropFirst("person-".count)
+        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+    }
+
+    init(faces: [Face], grouped: Bool) {
+        self.grouped = grouped
+        var byPerson: [String: [Face]] = [:]
+        for face in faces {
+            if let person = face.person {
+                byPerson[person, default: []].append(face)
+            } else {
+                unassigned.append(face)
+            }
+        }
+        unassignedPhotos = Self.photoCount(unassigned)
+        people = byPerson.map { label, faces in
+            Person(label: label, faces: faces, photos: Self.photoCount(faces), representative: Self.representative(faces))
+        }
+        people.sort { a, b in
+            a.faces.count != b.faces.count
+                ? a.faces.count > b.faces.count : Array(a.label.utf8).lexicographicallyPrecedes(Array(b.label.utf8))
+        }
+    }
+
+    private static func photoCount(_ faces: [Face]) -> Int { Set(faces.map(\.photo)).count }
+
+    /// The face that shows a person best: the sharpest of those at least
+    /// half as large as their largest (a sharp thumbnail of a distant face
+    /// shows little), the first in manifest order on a tie.
+    static func representative(_ faces: [Face]) -> Face {
+        let largest = faces.map(\.side).max() ?? 0
+        var best = faces[0]
+        for face in faces.dropFirst() where face.side * 2 >= largest {
+            if best.side * 2 < largest || face.sharpness > best.sharpness { best = face }
+        }
+        return best
+    }
+
+    /// The listing of the dataset at `dataset`, from its manifest.jsonl.
+    static func load(dataset: String) throws(FaceCropError) -> PeopleListing {
+        let path = (dataset as NSString).appendingPathComponent(Manifest.fileName)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .inputMissing(path, reason: "no \(Manifest.fileName) here: not a facecrop dataset")
+        }
+        var faces: [Face] = []
+        var grouped = false
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                let crop = object["crop"] as? String, let sha256 = object["sha256"] as? String,
+                let box = object["bbox"] as? [Int], box.count == 4, let source = object["source"] as? String,
+                let face = object["face"] as? Int
+            else { continue }
+            if object.keys.contains("person") { grouped = true }
+            faces.append(
+                Face(
+                    number: faces.count + 1, crop: crop, photo: PhotoFinder.join(object["input"] as? String ?? "", source),
+                    face: face, handle: Rejection(sha256: sha256, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3])),
+                    sharpness: (object["sharpness"] as? NSNumber)?.doubleValue ?? 0, person: object["person"] as? String))
+        }
+        return PeopleListing(faces: faces, grouped: grouped)
+    }
+
+    var json: JSON {
+        func face(_ face: Face) -> JSON {
+            .object([
+                ("number", .int(face.number)), ("crop", .string(face.crop)), ("photo", .string(face.photo)),
+                ("face", .int(face.face)), ("handle", .string(face.handle.description)),
+            ])
+        }
+        let people = people.map { person in
+            JSON.object([
+                ("person", .string(person.label)), ("named", .bool(person.named)), ("faces", .int(person.faces.count)),
+                ("photos", .int(person.photos)), ("representative", face(person.representative)),
+                ("crops", .array(person.faces.map(face))),
+            ])
+        }
+        return .object([
+            ("people", .array(people)),
+            ("unassigned", .object([("faces", .int(unassigned.count)), ("photos", .int(unassignedPhotos)), ("crops", .array(unassigned.map(face)))])),
+        ])
+    }
+
+    /// The listing for a person to read: a table of people, then the unassigned faces.
+    var text: String {
+        let rows = [["person", "faces", "photos", "representative crop"]]
+            + people.map { [$0.label, String($0.faces.count), String($0.photos), "#\($0.representative.number) \($0.representative.crop)"] }
+        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var lines = rows.map { row in
+            row[0].padding(toLength: widths[0], withPad: " ", startingAt: 0) + "  "
+                + String(repeating: " ", count: widths[1] - row[1].count) + row[1] + "  "
+                + String(repeating: " ", count: widths[2] - row[2].count) + row[2] + "  " + row[3]
+        }
+        lines.append("")
+        lines.append("\(people.count) \(people.count == 1 ? "person" : "people"); \(unassigned.count) unassigned face\(unassigned.count == 1 ? "" : "s") in \(unassignedPhotos) photo\(unassignedPhotos == 1 ? "" : "s")\(unassigned.isEmpty ? "" : ":")")
+        for face in unassigned { lines.append("  #\(face.number) \(face.crop)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+
+/// `--people` over a whole committed dataset: after a run (not a shard's)
+/// and after `merge`. Reads the state file twice, one record at a time:
+/// pass 1 writes embeddings.npy and gathers the descriptors; then the
+/// faces are grouped (`PeopleGroups.groups`), given ids (`PeopleGroups.ids`)
+/// and corrected (`PeopleCorrections.apply`); pass 2 writes every record
+/// again with its faces' rows and people (and, with `--keep-person` and
+/// `--split-by person`, their crops removed or moved).
+enum PeopleStep {
+    /// The settings' `people` member: which descriptor the embeddings are.
+    static let settingsValue = "dlib-resnet-v1"
+    /// Where the next fresh id's number is kept, in the dataset's own folder.
+    static let counterName = "people.json"
+
+    struct Curation {
+        var split: SplitSpec?
+        var splitByPerson = false
+        var keep: Set<String> = []
+    }
+
+    struct Result {
+        var counts: RunCounts
+        var people: Int
+        var grouped: Int
+    }
+
+    static func run(
+        store: StateStore, output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles,
+        previous: PreviousPeople, curation: Curation, people: PeopleFiling = PeopleFiling(), rule: PeopleRule = PeopleRule()
+    ) throws(WriteFailure) -> Result {
+        var grouping = try gather(store: store, output: output, previous: previous, temporaries: temporaries)
+        grouping = try group(grouping, rule: rule)
+        // The people.txt step: names, merges and corrections, before any id is written.
+        let corrected = PeopleCorrections.apply(grouping, people: people.file)
+        grouping = corrected.grouping
+        if !people.quiet {
+            for statement in corrected.gone { Terminal.stderr(PeopleCorrections.goneMessage(statement, file: people.path) + "\n") }
+        }
+        return try write(
+            grouping, store: store, output: output, settingsHash: settingsHash, settings: settings, curation: curation,
+            temporaries: temporaries)
+    }
+
+    /// The people file a grouping honours, where it lies (for messages), and
+    /// whether its gone statements are reported.
+    struct PeopleFiling: Sendable {
+        var file = PeopleFile()
+        var path = PeopleFile.defaultName
+        var quiet = false
+    }
+
+    /// `run`, its counts in place of `counts` (whose reuse count stays).
+    static func apply(
+        to counts: RunCounts, store: StateStore, output: String, settingsHash: String, settings: JSON,
+        temporaries: TemporaryFiles, previous: PreviousPeople, curation: Curation, people: PeopleFiling = PeopleFiling()
+    ) throws(WriteFailure) -> RunCounts {
+        let result = try run(
+            store: store, output: output, settingsHash: settingsHash, settings: settings, temporaries: temporaries,
+            previous: previous, curation: curation, people: people)
+        var grouped = result.counts
+        grouped.reused = counts.reused
+        grouped.people = result.people
+        grouped.grouped = result.grouped
+        return grouped
+    }
+
+    /// The faces that take part: those with a descriptor that have a crop or
+    /// lost it to `--keep-person` (so that leaving people out does not
+    /// change the groups).
+    static func takesPart(_ face: FaceRecord, of record: PhotoRecord) -> Bool {
+        record.status == .ok && record.sha256 != nil && face.embedding != nil
+            && (face.status == .ok && !face.crop.isEmpty || face.status == .otherPerson)
+    }
+
+    /// Pass 1: embeddings.npy written, every face taking part listed.
+    static func gather(
+        store: StateStore, output: String, previous: PreviousPeople, temporaries: TemporaryFiles
+    ) throws(WriteFailure) -> PeopleGrouping {
+        let file = try EmbeddingsFile(outputRoot: output, temporaries: temporaries)
+        var faces: [PeopleGrouping.Face] = []
+        var embeddings: [Float] = []
+        for record in store.records {
+            for face in record.faces where takesPart(face, of: record) {
+                let handle = FaceHandle(sha256: record.sha256!, box: face.box)
+                try file.append(face.embedding!.values[...])
+                embeddings += face.embedding!.values
+                faces.append(.init(handle: handle, row: faces.count, person: nil, previous: previous.person(of: handle)))
+            }
+        }
+        try file.commit()
+        return PeopleGrouping(faces: faces, embeddings: embeddings, nextNumber: previous.nextNumber)
+    }
+
+    /// The faces grouped by `rule`, each group given its id.
+    static func group(_ grouping: PeopleGrouping, rule: PeopleRule) throws(WriteFailure) -> PeopleGrouping {
+        var photos: [String: Int] = [:]
+        let candidates = grouping.faces.map { face in
+            let photo = photos[face.handle.sha256] ?? photos.count
+            photos[face.handle.sha256] = photo
+            return PeopleGroups.Candidate(photo: photo, side: min(face.handle.box.width, face.handle.box.height), sharpness: 0)
+        }
+        let groups = try PeopleGroups.groups(grouping.embeddings, faces: candidates, rule: rule)
+        var grouped = grouping
+        var next = grouping.nextNumber
+        let ids = PeopleGroups.ids(groups: groups, previous: grouping.faces.map(\.previous), next: &next)
+        for index in grouped.faces.indices { grouped.faces[index].person = ids[index] }
+        grouped.nextNumber = next
+        return grouped
+    }
+
+    /// Pass 2: every record written again, its faces' rows and people in place.
+    static func write(
+        _ grouping: PeopleGrouping, store: StateStore, output: String, settingsHash: String, settings: JSON,
+        curation: Curation, temporaries: TemporaryFiles
+    ) throws(WriteFailure) -> Result {
+        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
+        let state = try store.writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        var counts = RunCounts()
+        var row = 0
+        for var record in store.records {
+            for position in record.faces.indices {
+                var face = record.faces[position]
+                face.embeddingRow = nil
+                face.person = nil
+                face.group = nil
+                if takesPart(face, of: record) {
+                    face.embeddingRow = row
+                    face.person = grouping.faces[row].person
+                    face.group = grouping.faces[row].group
+                    row += 1
+                    try curate(&face, of: record, curation: curation, root: output)
+                }
+                record.faces[position] = face
+            }
+            counts.add(record)
+            let lines = Manifest.lines(of: record)
+            try state.append(record, lines: lines)
+            try manifest.append(lines)
+        }
+        try manifest.commit()
+        try state.commit()
+        try writeCounter(store, grouping.nextNumber, temporaries: temporaries)
+        let people = Set(grouping.faces.compactMap(\.person)).count
+        return Result(counts: counts, people: people, grouped: grouping.faces.count { $0.person != nil })
+    }
+
+    /// `--keep-person`: a face of anyone else loses its crop. `--split-by
+    /// person`: a person's crop moves to that person's split (chosen from
+    /// the id as a photo's is from its content); a face of no one stays in
+    /// its photo's.
+    private static func curate(_ face: inout FaceRecord, of record: PhotoRecord, curation: Curation, root: String)
+        throws(WriteFailure)
+    {
+        guard face.status == .ok else { return }
+        if !curation.keep.isEmpty, !(face.person.map(curation.keep.contains) ?? false) {
+            unlink(root + "/" + face.crop)
+            face.crop = ""
+            face.status = .otherPerson
+            face.split = nil
+            return
+        }
+        guard curation.splitByPerson, let spec = curation.split else { return }
+        let target = face.person.map { spec.split(forSHA256: personHash($0)) } ?? record.split
+        let current = face.split ?? record.split
+        if target != current {
+            let moved = DedupStep.moved(face.crop, from: current, to: target)
+            if moved != face.crop { try DedupStep.rename(face.crop, to: moved, root: root) }
+            face.crop = moved
+        }
+        face.split = target == record.split ? nil : target
+    }
+
+    /// The SHA-256 (hex) of a person's id, which picks their split.
+    static func personHash(_ id: String) -> String {
+        Array(("person " + id).utf8).withUnsafeBytes { Vips.sha256($0) }
+    }
+
+    static func readCounter(_ store: StateStore) -> Int {
+        guard let data = FileManager.default.contents(atPath: store.root + "/" + counterName),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let next = object["next_person"] as? Int
+        else { return 1 }
+        return max(1, next)
+    }
+
+    private static func writeCounter(_ store: StateStore, _ next: Int, temporaries: TemporaryFiles) throws(WriteFailure) {
+        try AtomicFile.write(
+            Array((JSON.object([("next_person", .int(next))]).serialized() + "\n").utf8), to: store.root + "/" + counterName,
+            temporaries: temporaries)
+    }
+}
+
+/// Who each face was in the dataset before this run: read from its state
+/// file before the run's own replaces it, so that a face keeps its person
+/// even when its photo was processed again (changed time, regrouping) or
+/// moved. Holds 8 bytes of the photo's hash, the box and the id per face.
+struct PreviousPeople: Sendable {
+    private struct Key: Hashable {
+        var photo: UInt64
+        var box: PixelRect
+    }
+
+    private var people: [Key: String] = [:]
+    /// Above every id the dataset gave.
+    private(set) var nextNumber = 1
+
+    init() {}
+
+    /// The people of the state file in `store`'s folder (none if it has none).
+    init(store: StateStore) {
+        nextNumber = PeopleStep.readCounter(store)
+        guard access(store.statePath, R_OK) == 0 else { return }
+        for record in store.records {
+            guard let sha256 = record.sha256 else { continue }
+            for face in record.faces {
+                // The grouping's id, not a name the people file gave: ids stay put whatever the names.
+                guard let id = face.group else { continue }
+                people[Key(photo: Self.photoKey(sha256), box: face.box)] = id
+                if let number = PeopleGrouping.number(of: id) { nextNumber = max(nextNumber, number + 1) }
+            }
+        }
+    }
+
+    private static func photoKey(_ sha256: String) -> UInt64 { UInt64(sha256.prefix(16), radix: 16) ?? 0 }
+
+    func person(of handle: FaceHandle) -> String? {
+        people[Key(photo: Self.photoKey(handle.sha256), box: handle.box)]
+    }
+}

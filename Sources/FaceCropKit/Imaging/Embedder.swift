@@ -1,0 +1,120 @@
+import CFaceDetect
+import Foundation
+
+/// One face's descriptor from dlib's ResNet: 128 numbers; two faces of one
+/// person lie within about 0.6 of each other (Euclidean).
+struct Embedding: Sendable, Equatable {
+    static let size = Int(CFaceDetect_EmbeddingSize)
+    var values: [Float]
+
+    /// As stored in the state file: the floats' little-endian bytes, base64.
+    var base64: String {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(values.count * 4)
+        for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+        return Data(bytes).base64EncodedString()
+    }
+
+    init(_ values: [Float]) { self.values = values }
+
+    init?(base64: String) {
+        guard let data = Data(base64Encoded: base64), data.count == Self.size * 4 else { return nil }
+        let bytes = [UInt8](data)
+        values = (0..<Self.size).map { i in
+            var bits: UInt32 = 0
+            for b in 0..<4 { bits |= UInt32(bytes[4 * i + b]) << (8 * UInt32(b)) }
+            return Float(bitPattern: bits)
+        }
+    }
+}
+
+/// Where `--people` finds dlib's two models (no flag): $FACECROP_DLIB_MODELS
+/// (a folder), the install's share folder (`PREFIX/share/facecrop/`, where
+/// scripts/install and the .deb put them), then `models/` in the current
+/// directory (where scripts/fetch-dlib-models puts them).
+enum PeopleModels {
+    static let recognition = "dlib_face_recognition_resnet_model_v1.dat"
+    static let landmarks = "shape_predictor_5_face_landmarks.dat"
+
+    static func folders(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        var folders: [String] = []
+        if let given = environment["FACECROP_DLIB_MODELS"], !given.isEmpty { folders.append(given) }
+        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let prefix = binary.deletingLastPathComponent().deletingLastPathComponent()
+        folders.append(prefix.appendingPathComponent("share/facecrop").path)
+        folders.append(FileManager.default.currentDirectoryPath + "/models")
+        return folders
+    }
+
+    /// The first folder holding both files; nil: none does.
+    static func resolve() -> PeopleModelPaths? {
+        for folder in folders() {
+            let (r, l) = (folder + "/" + recognition, folder + "/" + landmarks)
+            if FileManager.default.isReadableFile(atPath: r), FileManager.default.isReadableFile(atPath: l) {
+                return PeopleModelPaths(recognition: r, landmarks: l)
+            }
+        }
+        return nil
+    }
+
+    static var missingReason: String {
+        "--people needs dlib's \(recognition) and \(landmarks) (CC0), found in none of "
+            + folders().map { "'\($0)'" }.joined(separator: ", ")
+            + "; run scripts/fetch-dlib-models from a facecrop checkout, or install facecrop with scripts/install or its .deb, "
+            + "or set FACECROP_DLIB_MODELS to a folder holding both"
+    }
+}
+
+struct PeopleModelPaths: Sendable, Equatable {
+    var recognition: String
+    var landmarks: String
+}
+
+/// dlib's landmark predictor and face descriptor network.
+/// Not thread-safe: the network keeps its buffers; owned by one `Detector`.
+final class Embedder {
+    private let handle: OpaquePointer
+    /// The side of the square the face is resampled into before dlib looks
+    /// at it: the box fills half of it (150 px, about the chip's own scale),
+    /// so that its landmarks and a chip turned by any angle stay inside.
+    static let regionSide = 300
+
+    init(recognition: String, landmarks: String) throws(FaceCropError) {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        guard CFaceDetect_EmbedderNew(recognition, landmarks, &handle, &message) == 0, let handle else {
+            throw .peopleModelsUnavailable(takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
+        }
+        self.handle = handle
+    }
+
+    deinit { CFaceDetect_EmbedderClose(handle) }
+
+    /// Photo pixels -> the region `embed` is given for the face `box`.
+    static func region(of box: PixelRect) -> Affine2D {
+        let side = Double(max(box.width, box.height))
+        let k = Double(regionSide) / (2 * side)
+        let cx = Double(box.x) + Double(box.width) / 2, cy = Double(box.y) + Double(box.height) / 2
+        return Affine2D(k, 0, Double(regionSide) / 2 - k * cx, 0, k, Double(regionSide) / 2 - k * cy)
+    }
+
+    /// The descriptor of the face `box` (photo pixels) from `rgb`, the region
+    /// `region(of: box)` maps out of the photo.
+    func embed(_ rgb: RGBImage, box: PixelRect, source: String) throws(FaceCropError) -> Embedding {
+        let k = Double(Self.regionSide) / (2 * Double(max(box.width, box.height)))
+        let (w, h) = (k * Double(box.width), k * Double(box.height))
+        var out = [Float](repeating: 0, count: Embedding.size)
+        var message: UnsafeMutablePointer<CChar>?
+        let status = rgb.pixels.withUnsafeBufferPointer { pixels in
+            out.withUnsafeMutableBufferPointer { values in
+                CFaceDetect_Embed(
+                    handle, pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3,
+                    (Double(rgb.width) - w) / 2, (Double(rgb.height) - h) / 2, w, h, values.baseAddress, &message)
+            }
+        }
+        guard status == 0 else {
+            throw .detectionFailed(source, reason: takeMessage(message, fallback: "face descriptor failed", free: CFaceDetect_Free))
+        }
+        return Embedding(out)
+    }
+}

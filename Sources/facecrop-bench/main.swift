@@ -1,0 +1,32 @@
+// facecrop-bench people N: --people's grouping on N generated descriptors
+// (FaceCropKit.PeopleBench); prints one JSON line with the times and the
+// peak resident memory. Used by scripts/bench-people.
+import FaceCropKit
+import Foundation
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, ["people", "names"].contains(arguments[1]), let count = Int(arguments[2]), count > 0 else {
+    FileHandle.standardError.write(Data("usage: facecrop-bench people|names N\n".utf8))
+    exit(64)
+}
+func peakMB() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map { $0.split(separator: " ")[1] } ?? "0"
+    return Int(peak)! / 1024
+}
+// facecrop-bench names N: the people file's step on N faces (FaceCropKit.NamesBench).
+if arguments[1] == "names" {
+    let figures = NamesBench.run(faces: count)
+    print(
+        "{\"faces\": \(figures.faces), \"statements\": \(figures.statements), \"people\": \(figures.people), "
+            + "\"unassigned\": \(figures.unassigned), \"apply_s\": \(String(format: "%.3f", figures.applySeconds)), "
+            + "\"peak_rss_mb\": \(peakMB())}")
+    exit(0)
+}
+let figures = try PeopleBench.run(faces: count)
+let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map { $0.split(separator: " ")[1] } ?? "0"
+print(
+    "{\"faces\": \(figures.faces), \"people\": \(figures.people), \"grouped\": \(figures.grouped), "
+        + "\"generate_s\": \(String(format: "%.2f", figures.generateSeconds)), "
+        + "\"group_s\": \(String(format: "%.2f", figures.groupSeconds)), \"peak_rss_mb\": \(Int(peak)! / 1024)}")
