@@ -23,21 +23,21 @@ struct RowSpace : hnswlib::SpaceInterface<float> {
     struct Rows {
         const float *vectors;
         size_t dim;
+        // hnswlib's own squared distance (SSE for 128 floats) on two rows.
+        hnswlib::DISTFUNC<float> squared;
+        void *squaredParam;
     } rows;
-    explicit RowSpace(const float *vectors, size_t dim) : rows{vectors, dim} {}
+    hnswlib::L2Space plain;
+    explicit RowSpace(const float *vectors, size_t dim) : plain(dim) {
+        rows = {vectors, dim, plain.get_dist_func(), plain.get_dist_func_param()};
+    }
     static float distance(const void *a, const void *b, const void *param) {
         auto *rows = static_cast<const Rows *>(param);
         uint32_t i, j;
         std::memcpy(&i, a, sizeof i);
         std::memcpy(&j, b, sizeof j);
-        const float *x = rows->vectors + static_cast<size_t>(i) * rows->dim;
-        const float *y = rows->vectors + static_cast<size_t>(j) * rows->dim;
-        float sum = 0;
-        for (size_t d = 0; d < rows->dim; d++) {
-            float t = x[d] - y[d];
-            sum += t * t;
-        }
-        return sum;
+        return rows->squared(rows->vectors + static_cast<size_t>(i) * rows->dim,
+                             rows->vectors + static_cast<size_t>(j) * rows->dim, rows->squaredParam);
     }
     size_t get_data_size() override { return sizeof(uint32_t); }
     hnswlib::DISTFUNC<float> get_dist_func() override { return distance; }

@@ -51,12 +51,13 @@ public struct PeopleGrouping: Sendable {
 }
 
 /// The density rule that makes people of faces (calibrated on the people
-/// development set, docs/people.md): two faces are close when their
-/// descriptors are within `radius` and they are in different photos (one
-/// photo never shows a person twice). A core face is one large and sharp
-/// enough with at least `minNeighbours` close faces; cores close to each
-/// other make one person, and a face close to a core joins the nearest
-/// one's person. Any other face is in no group: there are no people of one.
+/// development set, docs/people.md). Faces in one photo never link (a photo
+/// does not show a person twice). Two large faces (`minCoreSide`) link
+/// within `radius`; two faces of at least `minTightSide` within
+/// `tightRadius`. A face with at least `minNeighbours` links is a core;
+/// linked cores make one person, and any other face joins the person of the
+/// nearest large core within `borderRadius`. The rest are in no group: there
+/// are no people of one.
 public struct PeopleRule: Sendable, Equatable {
     public var radius: Float = 0.5
     public var minNeighbours = 1
