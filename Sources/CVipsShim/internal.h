@@ -47,11 +47,12 @@ SHIM_INTERNAL int shim_load_heif_planes(const void *bytes, size_t length, const 
 /// and the loader's images are freed, every image made from it keeps fields
 /// that point at freed memory, and webpsave reads `exif-data` again even
 /// when stripping (vips__exif_update: a heap-use-after-free for every
-/// iPhone photo). Nothing here needs them: crops are saved stripped and
-/// capture time is read from the header. Removed, not copied: setting
-/// `exif-data` again makes libvips parse it again and bring back the EXIF
-/// orientation heifload took out (libheif has already turned the pixels),
-/// so a photo would be turned twice. The parsed fields (strings, owned)
+/// iPhone photo). Nothing here needs them: capture time is read from the
+/// header, and crops are saved with strip (8.14's webpsave still writes an
+/// EXIF chunk, which it then builds from the parsed fields). Removed, not
+/// copied: setting `exif-data` again makes libvips parse it again and bring
+/// back the EXIF orientation heifload took out (libheif has already turned
+/// the pixels), so a photo would be turned twice. The parsed fields (strings, owned)
 /// stay. Takes `loaded`; NULL on failure (with libvips' error text set).
 /// (heif.c)
 SHIM_INTERNAL VipsImage *shim_heifload_unlent(VipsImage *loaded);
