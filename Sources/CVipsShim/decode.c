@@ -141,6 +141,7 @@ int CVipsShim_LoadScaled(const void *bytes, size_t length, const CVipsShim_Heade
     char options[96];
     shim_load_options(header, min_scale, fit_scale, options, sizeof options);
     VipsImage *loaded = vips_image_new_from_buffer(bytes, length, options, NULL);
+    if (loaded && g_str_has_prefix(header->loader, "heifload")) loaded = shim_heifload_unlent(loaded);
     if (!loaded) {
         return shim_fail(CVipsShim_DecodeFailed, message, "could not decode image");
     }

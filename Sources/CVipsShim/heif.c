@@ -232,3 +232,23 @@ finish:
     heif_context_free(context);
     return *out != NULL;
 }
+
+// Adds the name of each blob field (EXIF, XMP, ICC profile, heif-*) to `a`.
+static void *blob_name(VipsImage *image, const char *name, GValue *value, void *a) {
+    (void)image;
+    if (G_VALUE_TYPE(value) == VIPS_TYPE_BLOB) g_ptr_array_add(a, g_strdup(name));
+    return NULL;
+}
+
+VipsImage *shim_heifload_unlent(VipsImage *loaded) {
+    VipsImage *copy = NULL;
+    int failed = vips_copy(loaded, &copy, NULL);
+    if (!failed) {
+        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+        vips_image_map(loaded, blob_name, names);
+        for (guint i = 0; i < names->len; i++) vips_image_remove(copy, g_ptr_array_index(names, i));
+        g_ptr_array_free(names, TRUE);
+    }
+    shim_unref(loaded);
+    return failed ? NULL : copy;
+}

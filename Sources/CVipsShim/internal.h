@@ -41,6 +41,22 @@ SHIM_INTERNAL VipsImage *shim_to_8bit(VipsImage *in, VipsInterpretation space, i
 SHIM_INTERNAL int shim_load_heif_planes(const void *bytes, size_t length, const CVipsShim_Header *header,
                                         VipsImage **out);
 
+/// `loaded` (from heifload) as a copy without its blob fields (EXIF, XMP,
+/// ICC profile). libvips 8.14's heifload sets them as blobs that point into
+/// memory its own internal image owns: once a decode is copied to memory
+/// and the loader's images are freed, every image made from it keeps fields
+/// that point at freed memory, and webpsave reads `exif-data` again even
+/// when stripping (vips__exif_update: a heap-use-after-free for every
+/// iPhone photo). Nothing here needs them: capture time is read from the
+/// header, and crops are saved with strip (8.14's webpsave still writes an
+/// EXIF chunk, which it then builds from the parsed fields). Removed, not
+/// copied: setting `exif-data` again makes libvips parse it again and bring
+/// back the EXIF orientation heifload took out (libheif has already turned
+/// the pixels), so a photo would be turned twice. The parsed fields (strings, owned)
+/// stay. Takes `loaded`; NULL on failure (with libvips' error text set).
+/// (heif.c)
+SHIM_INTERNAL VipsImage *shim_heifload_unlent(VipsImage *loaded);
+
 /// Encodes `t` as `format` (quality 1...100 for JPEG and WebP), stripped of
 /// metadata, into bytes the caller frees with CVipsShim_Free. Takes `t`.
 /// (crop.c)

@@ -104,5 +104,38 @@ struct DecodeTests {
         let headerError = #expect(throws: FaceCropError.self) { try Picture.header(of: text, source: "SOURCES.md") }
         if case .notAnImage? = headerError {} else { Issue.record("a text file's header gave \(String(describing: headerError))") }
     }
-}
 
+    /// A HEIC with EXIF (every phone photo), made here as a 4:4:4 file that
+    /// libvips' heifload decodes: its EXIF must not turn the pixels a second
+    /// time (libheif already has) and a WebP crop of it must encode. The
+    /// memory error such a photo gave in WebP encoding is caught by
+    /// scripts/sanitize, which makes the same file.
+    @Test func aHeicWithExifDecodesUprightAndCropsToWebP() throws {
+        try Vips.start()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("phone.heic").path
+        let vips = Process()
+        vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+        vips.arguments = ["copy", fixtures.appendingPathComponent("rotated/astronaut-orient-6.jpg").path, path + "[Q=95]"]
+        try vips.run()
+        vips.waitUntilExit()
+        try #require(vips.terminationStatus == 0)
+        let bytes = try PhotoBytes(path: path, source: "phone.heic")
+        let header = try Picture.header(of: bytes, source: "phone.heic")
+        #expect(header.loader.hasPrefix("heifload"))
+        // Whole, and fitted in 256 px as for detection.
+        for (minScale, box) in [(1.0, 512), (0.5, 256)] {
+            let picture = try Picture.load(bytes, header: header, minScale: minScale, fittingIn: box, box, source: "phone.heic")
+            try picture.materialize(source: "phone.heic")
+            // Stored 512 x 384 and shown so (heifload drops the EXIF orientation).
+            #expect(picture.width == box && picture.height == box * 3 / 4)
+            let square = PixelSquare(left: 8, top: 8, side: picture.height / 2)
+            let crop = try picture.encodeCrop(square, pad: .edge, side: 96, format: .webp, quality: 80, source: "phone.heic")
+            let written = folder.appendingPathComponent("crop.webp")
+            try Data(crop).write(to: written)
+            let cropHeader = try Picture.header(of: PhotoBytes(path: written.path, source: "crop.webp"), source: "crop.webp")
+            #expect(cropHeader.loader.hasPrefix("webpload") && cropHeader.width == 96 && cropHeader.height == 96)
+        }
+    }
+}
