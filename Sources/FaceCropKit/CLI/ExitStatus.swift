@@ -41,7 +41,7 @@ public enum ExitStatus {
             meaning: "An input path does not exist or cannot be read; for merge, a shard folder is missing, unfinished or made with other settings; for export, the dataset, its manifest.jsonl or a crop it names."),
         Entry(
             status: unavailable, name: "cascade, model, library or ffmpeg unavailable",
-            meaning: "A cascade, the YuNet model (--model, or none found where it is looked for) or a library (libvips, OpenCV's people detector) cannot be loaded, or, with clips, ffmpeg is missing or cannot write the codec with alpha."),
+            meaning: "A cascade, a detector's model (YuNet or CenterFace: --model, or none found where it is looked for), dlib's models for --people, or a library (libvips, OpenCV's people detector) cannot be loaded, or, with clips, ffmpeg is missing or cannot write the codec with alpha."),
         Entry(
             status: cannotCreate, name: "output unusable or locked",
             meaning: "The output folder cannot be created or written (for export: a shard), or another facecrop run is writing the same folder and shard (without --wait-lock)."),
