@@ -408,16 +408,13 @@ final class YuNet {
         }
         let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "YuNet failed")
         return found.compactMap { face in
-            let x0 = max(0, Int(face.x.rounded())), y0 = max(0, Int(face.y.rounded()))
-            let x1 = min(rgb.width, Int((face.x + face.width).rounded()))
-            let y1 = min(rgb.height, Int((face.y + face.height).rounded()))
-            guard x1 > x0, y1 > y0 else { return nil }
+            guard let box = PixelRect(clipping: face, width: rgb.width, height: rgb.height) else { return nil }
             let l = face.landmarks
             // Landmarks 0 and 1 are the person's right and left eye: in the
             // image, left first.
             let (a, b) = (Double(l.0), Double(l.2)) < (Double(l.2), Double(l.0)) ? ((l.0, l.1), (l.2, l.3)) : ((l.2, l.3), (l.0, l.1))
             return Subject(
-                box: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                box: box,
                 score: (Double(face.score) * 10_000).rounded() / 10_000,
                 eyes: EyePair(x1: Double(a.0), y1: Double(a.1), x2: Double(b.0), y2: Double(b.1)),
                 five: FaceLandmarks(yunet: face))
@@ -475,18 +472,28 @@ final class CenterFace: @unchecked Sendable {
         }
         let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "CenterFace failed")
         return found.compactMap { face in
-            let x0 = max(0, Int(face.x.rounded())), y0 = max(0, Int(face.y.rounded()))
-            let x1 = min(rgb.width, Int((face.x + face.width).rounded()))
-            let y1 = min(rgb.height, Int((face.y + face.height).rounded()))
-            guard x1 > x0, y1 > y0 else { return nil }
+            guard let box = PixelRect(clipping: face, width: rgb.width, height: rgb.height) else { return nil }
             let five = FaceLandmarks(centerFace: face)
             let (a, b) = (five.points[0], five.points[1])
             let (left, right) = a.x <= b.x ? (a, b) : (b, a)
             return Subject(
-                box: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                box: box,
                 score: (Double(face.score) * 10_000).rounded() / 10_000,
                 eyes: EyePair(x1: left.x, y1: left.y, x2: right.x, y2: right.y),
                 five: five)
         }
+    }
+}
+
+extension PixelRect {
+    /// A network's face box (YuNet, CenterFace) rounded to whole pixels and
+    /// clipped to the `width` x `height` image searched; nil when nothing of
+    /// it is left.
+    init?(clipping face: CFaceDetect_YuNetFace, width: Int, height: Int) {
+        let x0 = max(0, Int(face.x.rounded())), y0 = max(0, Int(face.y.rounded()))
+        let x1 = min(width, Int((face.x + face.width).rounded()))
+        let y1 = min(height, Int((face.y + face.height).rounded()))
+        guard x1 > x0, y1 > y0 else { return nil }
+        self.init(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 }

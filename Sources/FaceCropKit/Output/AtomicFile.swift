@@ -86,26 +86,21 @@ func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
 /// new one, never half of one.
 enum AtomicFile {
     static func write(_ bytes: [UInt8], to path: String, temporaries: TemporaryFiles) throws(WriteFailure) {
-        let temporary = temporaries.make(for: path)
-        defer { temporaries.forget(temporary) }
-        do {
-            try writeAll(bytes, to: temporary)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw WriteFailure(reason: systemError(code), code: code)
-        }
+        try commit(bytes, through: temporaries.make(for: path), to: path, temporaries: temporaries)
     }
 
     /// Like `write(_:to:temporaries:)`, with the temporary name in `path`'s
     /// own folder: for a file that may lie outside the output, on another
     /// file system (a people or rejections file kept with the photos).
     static func write(_ bytes: [UInt8], beside path: String, temporaries: TemporaryFiles) throws(WriteFailure) {
-        let temporary = temporaries.make(beside: path)
+        try commit(bytes, through: temporaries.make(beside: path), to: path, temporaries: temporaries)
+    }
+
+    /// Writes `bytes` to `temporary`, then renames it to `path`; on any
+    /// failure the temporary file is removed and `path` is as it was.
+    private static func commit(
+        _ bytes: [UInt8], through temporary: String, to path: String, temporaries: TemporaryFiles
+    ) throws(WriteFailure) {
         defer { temporaries.forget(temporary) }
         do {
             try writeAll(bytes, to: temporary)
