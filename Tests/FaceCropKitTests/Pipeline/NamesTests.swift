@@ -197,7 +197,7 @@ struct NamesTests {
     /// sidecar names one person and which has one face names that face's
     /// group; a sidecar naming two gives nothing, a face in no group stays
     /// no one; a people.txt statement about the group wins, and the Takeout
-    /// name is never written into the file.
+    /// name is never written into the file. After `merge` too.
     @Test func takeoutNamesGroupsBelowPeopleFile() throws {
         let (work, photos) = try fixturePhotos(["astronaut.jpg", "astronaut-large.jpg", "grace_hopper.jpg"].map { "faces/" + $0 })
         defer { try? FileManager.default.removeItem(at: work) }
@@ -219,6 +219,12 @@ struct NamesTests {
         #expect(named[folder + "grace_hopper.jpg#0"]?.person == nil)
         // --check applies the same names: nothing to change.
         _ = try run(arguments + ["--check"])
+        // Shards merged name the group as the one run does.
+        let shards = work.appendingPathComponent("shards")
+        for index in 0..<2 { _ = try run(Array(arguments.prefix(1)) + ["-o", shards.path, "-q", "--people", "--shard", "\(index)/2"]) }
+        let merged = work.appendingPathComponent("merged")
+        _ = try run(["merge", merged.path, shards.path, "-q"])
+        #expect(try people(merged).mapValues(\.person) == named.mapValues(\.person))
 
         let file = output.appendingPathComponent("people.txt")
         let text = "collins = \(named[folder + "astronaut-large.jpg#0"]!.handle)\n"
