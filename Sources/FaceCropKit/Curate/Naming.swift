@@ -43,6 +43,11 @@ struct NamingResult: Sendable, Equatable {
 ///   manifest order. A group named no way keeps its id.
 /// - A face that would land in a person it is `not` gets no person, unless
 ///   its own statement puts it somewhere.
+/// - `sidecar` (face index -> the one name its photo's Google Takeout sidecar
+///   gives) ranks below every statement: a group none of whose faces a
+///   statement matches takes the name most of its photos give (ties: byte
+///   order), as if that name were `NAME = F` for those faces; a group the
+///   file names, ignores or corrects anywhere keeps what the file says.
 enum Naming {
     enum Label: Hashable, Comparable {
         case name(String)
@@ -71,7 +76,7 @@ enum Naming {
         var forbidden: Set<String> = []
     }
 
-    static func apply(_ statements: [PeopleStatement], to faces: [NamingFace]) -> NamingResult {
+    static func apply(_ statements: [PeopleStatement], to faces: [NamingFace], sidecar: [Int: String] = [:]) -> NamingResult {
         var byPhoto: [String: [Int]] = [:]
         for (index, face) in faces.enumerated() { byPhoto[face.handle.sha256, default: []].append(index) }
         var states: [Int: FaceState] = [:]
@@ -84,6 +89,7 @@ enum Naming {
             if matched.isEmpty { gone.append(statement) }
             for index in matched { apply(statement.kind, to: &states[index, default: FaceState()]) }
         }
+        if !sidecar.isEmpty { applySidecar(sidecar, to: &states, faces) }
 
         // Each group's anchors: (label, face), in manifest order.
         var anchors: [String: [(label: Label, face: Int)]] = [:]
@@ -118,6 +124,27 @@ enum Naming {
             }
         }
         return NamingResult(persons: persons, gone: gone)
+    }
+
+    /// Takeout's names as implicit `NAME = F`, only in groups no statement touches.
+    private static func applySidecar(_ sidecar: [Int: String], to states: inout [Int: FaceState], _ faces: [NamingFace]) {
+        let touched = Set(states.keys.compactMap { faces[$0].person })
+        // group -> name -> the photos (content) that give it
+        var votes: [String: [String: Set<String>]] = [:]
+        for (index, name) in sidecar {
+            guard let group = faces[index].person, !touched.contains(group) else { continue }
+            votes[group, default: [:]][name, default: []].insert(faces[index].handle.sha256)
+        }
+        var winners: [String: String] = [:]
+        for (group, names) in votes {
+            winners[group] = names.max { a, b in
+                a.value.count != b.value.count ? a.value.count < b.value.count : Label.name(b.key) < Label.name(a.key)
+            }!.key
+        }
+        for (index, name) in sidecar {
+            guard let group = faces[index].person, winners[group] == name else { continue }
+            states[index] = FaceState(assigned: .name(name), anchor: true)
+        }
     }
 
     private static func apply(_ kind: PeopleStatement.Kind, to state: inout FaceState) {

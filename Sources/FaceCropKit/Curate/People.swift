@@ -33,6 +33,9 @@ public struct PeopleGrouping: Sendable {
     public var embeddings: [Float]
     /// The next fresh id's number (`person-NNNN`): above every id ever given in this dataset.
     public var nextNumber: Int
+    /// Face (its place in `faces`) -> the one name its photo's Google
+    /// Takeout sidecar gives (`PeopleStep.sidecarName`): one entry a photo.
+    var sidecarNames: [Int: String] = [:]
 
     /// Row `row`'s descriptor.
     public func embedding(_ row: Int) -> ArraySlice<Float> {
@@ -212,7 +215,7 @@ enum PeopleCorrections {
                 Rejection(sha256: face.handle.sha256, box: face.handle.box), person: face.person,
                 embedding: grouping.embedding(face.row))
         }
-        let result = Naming.apply(people.statements, to: faces)
+        let result = Naming.apply(people.statements, to: faces, sidecar: grouping.sidecarNames)
         var corrected = grouping
         for index in corrected.faces.indices {
             corrected.faces[index].group = corrected.faces[index].person
@@ -228,8 +231,10 @@ enum PeopleCorrections {
     static func differences(_ records: StateRecords, people: PeopleFile) -> [String] {
         var faces: [NamingFace] = []
         var shown: [(crop: String, person: String?)] = []
+        var sidecar: [Int: String] = [:]
         for record in records {
             guard let sha256 = record.sha256 else { continue }
+            if let name = PeopleStep.sidecarName(of: record) { sidecar[faces.count] = name }
             for face in record.faces where PeopleStep.takesPart(face, of: record) {
                 faces.append(
                     NamingFace(
@@ -237,7 +242,7 @@ enum PeopleCorrections {
                 shown.append((face.crop, face.person))
             }
         }
-        let persons = Naming.apply(people.statements, to: faces).persons
+        let persons = Naming.apply(people.statements, to: faces, sidecar: sidecar).persons
         return zip(shown, persons).compactMap { old, new in
             old.person == new ? nil : "person: \(old.crop): \(old.person ?? "none") -> \(new ?? "none")"
         }

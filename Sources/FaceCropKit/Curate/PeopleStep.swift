@@ -73,6 +73,18 @@ enum PeopleStep {
             && (face.status == .ok && !face.crop.isEmpty || face.status == .otherPerson)
     }
 
+    /// The name a photo's Google Takeout sidecar gives its one face (nil:
+    /// none): only when the sidecar names one person, the photo has one face
+    /// at all (Takeout gives no boxes, so with two faces, even one too small
+    /// to take part, the name may be the other's) and it takes part, and the
+    /// name can name a person (`PeopleFile.nameProblem`).
+    static func sidecarName(of record: PhotoRecord) -> String? {
+        guard record.names.count == 1, let name = record.names.first, record.faces.count == 1,
+            takesPart(record.faces[0], of: record), PeopleFile.nameProblem(name, allowIgnore: false) == nil
+        else { return nil }
+        return name
+    }
+
     /// Pass 1: embeddings.npy written, every face taking part listed.
     static func gather(
         store: StateStore, output: String, previous: PreviousPeople, temporaries: TemporaryFiles
@@ -80,7 +92,9 @@ enum PeopleStep {
         let file = try EmbeddingsFile(outputRoot: output, temporaries: temporaries)
         var faces: [PeopleGrouping.Face] = []
         var embeddings: [Float] = []
+        var sidecarNames: [Int: String] = [:]
         for record in store.records {
+            if let name = sidecarName(of: record) { sidecarNames[faces.count] = name }
             for face in record.faces where takesPart(face, of: record) {
                 let handle = FaceHandle(sha256: record.sha256!, box: face.box)
                 try file.append(face.embedding!.values[...])
@@ -89,7 +103,9 @@ enum PeopleStep {
             }
         }
         try file.commit()
-        return PeopleGrouping(faces: faces, embeddings: embeddings, nextNumber: previous.nextNumber)
+        var grouping = PeopleGrouping(faces: faces, embeddings: embeddings, nextNumber: previous.nextNumber)
+        grouping.sidecarNames = sidecarNames
+        return grouping
     }
 
     /// The faces grouped by `rule`, each group given its id.

@@ -193,6 +193,52 @@ struct NamesTests {
         #expect(unnamed.values.allSatisfy { $0.person.map(PeopleListing.isGroupID) ?? true })
     }
 
+    /// Google Takeout's names name groups below people.txt: a photo whose
+    /// sidecar names one person and which has one face names that face's
+    /// group; a sidecar naming two gives nothing, a face in no group stays
+    /// no one; a people.txt statement about the group wins, and the Takeout
+    /// name is never written into the file. After `merge` too.
+    @Test func takeoutNamesGroupsBelowPeopleFile() throws {
+        let (work, photos) = try fixturePhotos(["astronaut.jpg", "astronaut-large.jpg", "grace_hopper.jpg"].map { "faces/" + $0 })
+        defer { try? FileManager.default.removeItem(at: work) }
+        let year = work.appendingPathComponent("Takeout/Google Photos/Photos from 2019")
+        try FileManager.default.createDirectory(at: year, withIntermediateDirectories: true)
+        for (photo, people) in [("astronaut.jpg", ["Eileen Collins"]), ("astronaut-large.jpg", ["Eileen Collins", "Bob"]),
+                                ("grace_hopper.jpg", ["Grace Hopper"])] {
+            try FileManager.default.moveItem(at: photos.appendingPathComponent(photo), to: year.appendingPathComponent(photo))
+            let names = people.map { "{\"name\": \"\($0)\"}" }.joined(separator: ", ")
+            try write(["{\"title\": \"\(photo)\", \"people\": [\(names)]}"], to: year.appendingPathComponent(photo + ".json"))
+        }
+        let output = work.appendingPathComponent("out")
+        let arguments = [work.appendingPathComponent("Takeout").path, "-o", output.path, "-q", "--people"]
+        _ = try run(arguments)
+        let folder = "Google Photos/Photos from 2019/"
+        let named = try people(output)
+        #expect(named[folder + "astronaut.jpg#0"]?.person == "Eileen Collins")
+        #expect(named[folder + "astronaut-large.jpg#0"]?.person == "Eileen Collins")
+        #expect(named[folder + "grace_hopper.jpg#0"]?.person == nil)
+        // --check applies the same names: nothing to change.
+        _ = try run(arguments + ["--check"])
+        // Shards merged name the group as the one run does.
+        let shards = work.appendingPathComponent("shards")
+        for index in 0..<2 { _ = try run(Array(arguments.prefix(1)) + ["-o", shards.path, "-q", "--people", "--shard", "\(index)/2"]) }
+        let merged = work.appendingPathComponent("merged")
+        _ = try run(["merge", merged.path, shards.path, "-q"])
+        #expect(try people(merged).mapValues(\.person) == named.mapValues(\.person))
+
+        let file = output.appendingPathComponent("people.txt")
+        let text = "collins = \(named[folder + "astronaut-large.jpg#0"]!.handle)\n"
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let check = try run(arguments + ["--check"], status: 1)
+        #expect(check.stdout.contains("person: \(folder)astronaut.jpg.face0.jpg: Eileen Collins -> collins\n"))
+        let result = try run(arguments)
+        #expect(!result.stderr.contains("no face of the dataset matches"))
+        let corrected = try people(output)
+        #expect(corrected[folder + "astronaut.jpg#0"]?.person == "collins")
+        #expect(corrected[folder + "astronaut-large.jpg#0"]?.person == "collins")
+        #expect(try String(contentsOf: file, encoding: .utf8) == text)
+    }
+
     /// `facecrop people` lists the dataset's people, named and not, and the faces of no one.
     @Test func peopleCommandListsThePeople() throws {
         let (work, photos, faces) = try grouped()

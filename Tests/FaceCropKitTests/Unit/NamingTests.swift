@@ -116,6 +116,8 @@ struct NamingTests {
         var lines: [String]
         var persons: [String?]
         var gone: [Int] = []
+        /// Face index -> its photo's one Takeout name.
+        var sidecar: [Int: String] = [:]
         var testDescription: String { name }
     }
 
@@ -183,6 +185,20 @@ struct NamingTests {
         Case(name: "the other face of the same photo is not matched",
              faces: [F("a", 0, "person-0001"), F("a", 1, "person-0002")],
              lines: ["alice = @a0"], persons: ["alice", "person-0002"]),
+        Case(name: "Takeout: a group takes the name most of its photos give; a face in no group gets none",
+             faces: [F("a", 0, "person-0001"), F("b", 0, "person-0001"), F("c", 0, "person-0001"), F("d", 0, nil)],
+             lines: [], persons: ["Alice", "Alice", "Alice", nil], sidecar: [0: "Alice", 1: "Bob", 2: "Alice", 3: "Dan"]),
+        Case(name: "Takeout: a tie goes to the name first in byte order",
+             faces: [F("a", 0, "person-0001"), F("b", 0, "person-0001")],
+             lines: [], persons: ["Bob", "Bob"], sidecar: [0: "zoe", 1: "Bob"]),
+        Case(name: "Takeout: any statement about a group drops its Takeout name",
+             faces: [F("a", 0, "person-0001"), F("b", 0, "person-0001"), F("c", 0, "person-0002"), F("d", 0, "person-0002"),
+                     F("e", 0, "person-0003")],
+             lines: ["carol: @b0", "not Erin: @d0"], persons: ["person-0001", "carol", "person-0002", "person-0002", "Erin"],
+             sidecar: [0: "Alice", 2: "Erin", 4: "Erin"]),
+        Case(name: "Takeout: a name the file gives too merges, as two lines would",
+             faces: [F("a", 0, "person-0001"), F("b", 0, "person-0002")],
+             lines: ["alice = @a0"], persons: ["alice", "alice"], sidecar: [1: "alice"]),
     ]
 
     static func statements(_ lines: [String]) throws -> [PeopleStatement] {
@@ -200,15 +216,15 @@ struct NamingTests {
     func apply(_ c: Case) throws {
         let faces = c.faces.map { NamingFace($0.handle, person: $0.group, embedding: $0.embedding) }
         let statements = try Self.statements(c.lines)
-        let result = Naming.apply(statements, to: faces)
+        let result = Naming.apply(statements, to: faces, sidecar: c.sidecar)
         #expect(result.persons == c.persons)
         #expect(result.gone.map(\.line) == c.gone)
         // Deterministic: the same again, and statements about different
         // faces in any order give the same persons.
-        #expect(Naming.apply(statements, to: faces) == result)
+        #expect(Naming.apply(statements, to: faces, sidecar: c.sidecar) == result)
         let byFace = Dictionary(grouping: statements, by: \.face.description)
         let reordered = byFace.keys.sorted(by: >).flatMap { byFace[$0]! }
-        #expect(Naming.apply(reordered, to: faces).persons == c.persons)
+        #expect(Naming.apply(reordered, to: faces, sidecar: c.sidecar).persons == c.persons)
     }
 }
 
