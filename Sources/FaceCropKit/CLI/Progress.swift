@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The only writer to stderr while photos are processed: a progress bar
 /// (only on a terminal, redrawn at most 10 times a second) and the per-photo
@@ -81,9 +82,18 @@ enum Terminal {
         _ = Array(text.utf8).withUnsafeBytes { writeFully(2, $0) }
     }
 
+    /// Writes to stdout. When its reader has gone (`facecrop --dry-run |
+    /// head`, EPIPE with SIGPIPE ignored) or it cannot be written, the rest
+    /// of the output is dropped and the command goes on to its end: what it
+    /// writes to the dataset and its exit status do not depend on who reads
+    /// the report. (Foundation's FileHandle.write stops the process there.)
     static func stdout(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        guard !stdoutGone.load(ordering: .relaxed) else { return }
+        let failed = Array(text.utf8).withUnsafeBytes { writeFully(1, $0) }
+        if failed != 0 { stdoutGone.store(true, ordering: .relaxed) }
     }
+
+    private static let stdoutGone = Atomic<Bool>(false)
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 

@@ -104,6 +104,33 @@ struct DatasetTests {
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
+    /// `facecrop --dry-run | head`: the reader of stdout is gone before the
+    /// report is written (EPIPE). The report is dropped, the command ends
+    /// as it would have, and a real run's dataset does not depend on it.
+    @Test func aClosedStdoutEndsTheCommandNormally() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = try makeLibrary(in: work)
+        let output = work.appendingPathComponent("out")
+        for arguments in [[photos.path, "-o", output.path, "--dry-run"], [photos.path, "-o", output.path, "-q", "--json"], ["--help"]] {
+            let pipe = Pipe()
+            try pipe.fileHandleForReading.close()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: facecropBinary)
+            process.arguments = arguments
+            process.standardOutput = pipe.fileHandleForWriting
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "\(arguments)")
+            #expect(process.terminationStatus == 0, "\(arguments)")
+        }
+        let clean = work.appendingPathComponent("clean")
+        #expect(try runFaceCrop([photos.path, "-o", clean.path, "-q"]).status == 0)
+        #expect(try datasetBytes(output) == datasetBytes(clean))
+    }
+
     @Test(arguments: [0.15, 0.4, 0.8, 1.3, 2.0])
     func aRunKilledAtAnyMomentResumesToTheCleanResult(after seconds: Double) throws {
         let work = try makeTemporaryFolder()
