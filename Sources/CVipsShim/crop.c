@@ -6,6 +6,7 @@
 // decode, or HEIF planes), so no step reads the photo file again: any
 // failure here is one of making the output, CVipsShim_EncodeFailed.
 #include <math.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -91,6 +92,27 @@ static VipsImage *resize_square(VipsImage *t, int side, int output_side) {
     return t;
 }
 
+// A copy of `t` (taking over its reference) without the photo's metadata:
+// EXIF (with its GPS position), XMP, IPTC and the ICC profile. libvips
+// 8.14's webpsave writes the EXIF and XMP blocks whatever "strip" says, so
+// a WebP crop would carry where and when the photo was taken. NULL on
+// failure (`t` released).
+static VipsImage *without_metadata(VipsImage *t) {
+    VipsImage *bare = NULL;
+    int failed = vips_copy(t, &bare, NULL);
+    shim_unref(t);
+    if (failed) return NULL;
+    gchar **fields = vips_image_get_fields(bare);
+    for (gchar **field = fields; field && *field; field++) {
+        if (g_str_has_prefix(*field, "exif-") || strcmp(*field, "xmp-data") == 0 ||
+            strcmp(*field, "iptc-data") == 0 || strcmp(*field, VIPS_META_ICC_NAME) == 0) {
+            vips_image_remove(bare, *field);
+        }
+    }
+    g_strfreev(fields);
+    return bare;
+}
+
 int shim_encode(VipsImage *t, CVipsShim_Format format, int quality, void **bytes, size_t *length, char **message) {
     quality = quality < 1 ? 1 : (quality > 100 ? 100 : quality);
     int status = 0;
@@ -103,6 +125,7 @@ int shim_encode(VipsImage *t, CVipsShim_Format format, int quality, void **bytes
         status = vips_pngsave_buffer(t, bytes, length, "strip", TRUE, "compression", 6, NULL);
         break;
     case CVipsShim_WebP:
+        if (!(t = without_metadata(t))) return shim_fail(CVipsShim_EncodeFailed, message, "could not encode crop");
         status = vips_webpsave_buffer(t, bytes, length, "Q", quality, "strip", TRUE, NULL);
         break;
     default:

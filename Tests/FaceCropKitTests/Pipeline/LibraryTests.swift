@@ -31,6 +31,30 @@ struct LibraryTests {
         return photo.prefix(2) + Data(segment) + photo.dropFirst(2)
     }
 
+    /// Crops carry nothing of their photo's metadata, in every format:
+    /// the capture time (and so a GPS block beside it) is not in a crop's
+    /// bytes. libvips 8.14's webpsave keeps EXIF whatever "strip" says; the
+    /// shim removes it first (a WebP crop keeps only the few tags libvips
+    /// makes itself: orientation 1 and the resolution).
+    @Test(arguments: ["jpg", "png", "webp"])
+    func cropsCarryNoneOfThePhotosMetadata(format: String) throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let taken = "2019:07:14 10:31:07"
+        try write(["photos/dated.jpg": try jpeg("faces/grace_hopper.jpg", taken: taken, offset: "+02:00")], under: work)
+        let output = work.appendingPathComponent("out")
+        let run = try runFaceCrop([work.appendingPathComponent("photos").path, "-o", output.path, "-q", "--format", format])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try photos(output)["dated.jpg"]?.taken != nil)
+        let crops = try readManifest(output).compactMap { $0["crop"] as? String }
+        #expect(!crops.isEmpty)
+        for crop in crops {
+            let bytes = try Data(contentsOf: output.appendingPathComponent(crop))
+            #expect(bytes.range(of: Data(taken.utf8)) == nil, "\(crop)")
+            #expect(bytes.range(of: Data("+02:00".utf8)) == nil, "\(crop)")
+        }
+    }
+
     /// The same as a HEIC, through libvips (which keeps the EXIF block).
     func heic(_ jpeg: Data, in work: URL) throws -> Data {
         let from = work.appendingPathComponent("exif.jpg")
