@@ -52,6 +52,19 @@ func runFaceCrop(
         stderr: try String(contentsOf: errURL, encoding: .utf8))
 }
 
+/// Starts the real binary with stdin and stderr on /dev/null and stdout on
+/// `stdout`; the caller waits for it.
+func startFaceCrop(_ arguments: [String], stdout: FileHandle = FileHandle.nullDevice) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: facecropBinary)
+    process.arguments = arguments
+    process.standardOutput = stdout
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
 /// Runs the binary once per entry, all at once, each with its index in
 /// JOB_COMPLETION_INDEX (as a Kubernetes Indexed Job's pods get it, for
 /// `--shard auto/N`); returns their exit statuses in order.

@@ -36,16 +36,7 @@ struct LockTests {
         return result
     }
 
-    func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: facecropBinary)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
+    func start(_ arguments: [String]) throws -> Process { try startFaceCrop(arguments) }
 
     /// Waits until the run `process` has written its pid into the lock file.
     func waitForHolder(_ process: Process, lock: String) throws {

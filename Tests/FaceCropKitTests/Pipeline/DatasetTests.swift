@@ -115,13 +115,7 @@ struct DatasetTests {
         for arguments in [[photos.path, "-o", output.path, "--dry-run"], [photos.path, "-o", output.path, "-q", "--json"], ["--help"]] {
             let pipe = Pipe()
             try pipe.fileHandleForReading.close()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: facecropBinary)
-            process.arguments = arguments
-            process.standardOutput = pipe.fileHandleForWriting
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+            let process = try startFaceCrop(arguments, stdout: pipe.fileHandleForWriting)
             process.waitUntilExit()
             #expect(process.terminationReason == .exit, "\(arguments)")
             #expect(process.terminationStatus == 0, "\(arguments)")
