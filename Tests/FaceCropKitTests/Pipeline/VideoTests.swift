@@ -287,12 +287,15 @@ extension VideoTests {
         let out = work.appendingPathComponent("out")
         let quiet = ["-q", "--no-report", "--no-contact-sheet"]
         let arguments = [videos.path, "-o", out.path, "--video-fps", "4"] + quiet
-        #expect(try runFaceCrop(arguments).status == 0)
+        #expect(try runFaceCrop([videos.path, "-o", out.path, "--video-fps", "4", "-q", "--no-contact-sheet"]).status == 0)
         let before = try readManifest(out)
         let tracks = Dictionary(grouping: before, by: { $0["track"] as? Int ?? -1 })
         #expect(tracks.keys.sorted() == [0, 1])
         let chosen = try #require(tracks[1]?.dropFirst(2).first)
         let crop = try #require(chosen["crop"] as? String)
+        // The report's tick box holds the same line as `facecrop reject` writes.
+        let report = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(report.contains(" t=\(try #require(chosen["time"] as? Double))  # pan.mp4 "))
         let reject = try runFaceCrop(["reject", out.path, crop])
         #expect(reject.status == 0, "\(reject.stderr)")
         let file = try String(contentsOf: out.appendingPathComponent("rejections.txt"), encoding: .utf8)
@@ -336,6 +339,13 @@ extension VideoTests {
         let older = work.appendingPathComponent("older")
         #expect(try runFaceCrop([videos.path, "-o", older.path, "--video-fps", "4"] + quiet + ["--rejections", old.path]).status == 0)
         #expect(try readManifest(older).map { $0["status"] as? String } == after.map { $0["status"] as? String })
+        // A crop file deleted by hand is a rejection too: of its whole track.
+        let deleted = try #require(tracks[0]?.last?["crop"] as? String)
+        try FileManager.default.removeItem(at: out.appendingPathComponent(deleted))
+        #expect(try runFaceCrop(arguments).status == 0)
+        #expect(try readManifest(out).allSatisfy { $0["status"] as? String == "rejected" })
+        #expect(try String(contentsOf: out.appendingPathComponent("rejections.txt"), encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains(" t=") }.count == 2)
     }
 }
 
