@@ -83,6 +83,8 @@ public struct Options: Sendable, Equatable {
     public var videos = true
     public var videoFPS = 1.0
     public var videoKeyframes = false
+    /// `--video-scenes`: the scene score that also takes a sample (nil: off).
+    public var videoScenes: Double?
     public var perTrack: Int?
     public var maxVideoSeconds = 3600.0
     public var livePhotoVideos = false
@@ -200,7 +202,7 @@ public enum OptionTable {
         },
         .flag(["--overwrite"], "Process every photo again, even those unchanged since the last run.") { $0.overwrite = true },
         .flag(["--no-prune"], "Keep the crops of photos that are gone from the inputs (default: remove them).") { $0.prune = false },
-        .value(["--rejections"], "FILE", "Faces rejected by a person, one '<photo sha256> <x>,<y>,<w>,<h>' a line: no crop, status rejected (default: <output>/rejections.txt).") {
+        .value(["--rejections"], "FILE", "Faces rejected by a person, one '<photo sha256> <x>,<y>,<w>,<h>' a line (a video's face: then 't=<seconds>', and its whole track is rejected): no crop, status rejected (default: <output>/rejections.txt).") {
             $0.rejections = $1
         },
         .value(["--people-file"], "FILE", "Names and corrections of people, one statement a line ('alice = <photo sha256> <x>,<y>,<w>,<h>' names that face's person; 'alice: FACE', 'not alice: FACE', 'ignore = FACE'), applied to every grouping (default: <output>/people.txt).") {
@@ -266,6 +268,9 @@ public enum OptionTable {
         .flag(["--video-keyframes"], "Sample only a video's keyframes (fast: the frames between are not decoded), at most --video-fps a second.") {
             $0.videoKeyframes = true
         },
+        .value(["--video-scenes"], "T", "Also sample the first frame of each new shot of a video: a frame whose ffmpeg scene score (0...1, its change from the frame before) is above T (default \(VideoSampling.defaultSceneThreshold)), at most one every \(VideoSampling.sceneGap) s; on top of --video-fps.") {
+            $0.videoScenes = $1.isEmpty ? VideoSampling.defaultSceneThreshold : try double($1, "--video-scenes", 0.01...1)
+        }.valueOptional(meaning: ""),
         .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (detector score x frontality x sharpness; default: all).") {
             $0.perTrack = try int($1, "--per-track", 1...100_000)
         },

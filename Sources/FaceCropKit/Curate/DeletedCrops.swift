@@ -22,7 +22,7 @@ enum DeletedCrops {
                 let sha256 = record.sha256, record.size == photo.size, record.modified == photo.modified
             else { continue }
             for face in deletedFaces(record, output: output, rejections: rejections) {
-                deleted.append((Rejection(sha256: sha256, box: face.box), Rejection.note(photo: photo.outputPrefix, face: face.index)))
+                deleted.append((Rejection(sha256: sha256, face: face), Rejection.note(photo: photo.outputPrefix, face: face)))
             }
         }
         return deleted
@@ -53,10 +53,12 @@ enum DeletedCrops {
 
     /// The faces of a photo that had them cropped whose crop is gone and not yet rejected.
     static func deletedFaces(_ record: PhotoRecord, output: String, rejections: RejectionsFile) -> [FaceRecord] {
-        guard record.status == .ok, let sha256 = record.sha256 else { return [] }
-        return record.faces.filter { face in
-            face.status == .ok && access(output + "/" + face.crop, F_OK) != 0 && !rejections.rejects(sha256: sha256, box: face.box)
-        }
+        guard record.status == .ok, record.sha256 != nil else { return [] }
+        let rejected = rejections.rejected(record)
+        return record.faces.indices.filter { index in
+            let face = record.faces[index]
+            return face.status == .ok && access(output + "/" + face.crop, F_OK) != 0 && !rejected[index]
+        }.map { record.faces[$0] }
     }
 
     /// Records the deleted crops in the setup's rejections file (kept line
@@ -90,10 +92,10 @@ extension Plan {
     /// Why an unchanged photo's earlier record no longer fits the rejections
     /// file: a face it cropped is rejected now, or one it left out is not.
     static func rejectionChange(_ record: PhotoRecord, rejections: RejectionsFile) -> String? {
-        guard record.status == .ok, let sha256 = record.sha256 else { return nil }
+        guard record.status == .ok, record.sha256 != nil else { return nil }
         var rejected = false, unrejected = false
-        for face in record.faces {
-            let now = rejections.rejects(sha256: sha256, box: face.box)
+        // A video's faces by track (`RejectionsFile.rejected`).
+        for (face, now) in zip(record.faces, rejections.rejected(record)) {
             if now && face.status != .rejected { rejected = true }
             if !now && face.status == .rejected { unrejected = true }
         }

@@ -92,9 +92,15 @@ struct DatasetCrops {
                 let face = object["face"] as? Int
             else { continue }
             crops.append(crop)
+            // A video's crop: its sample's time, so its whole track is rejected.
+            let video = object["video"] as? Bool == true
+            let time = video ? object["time"] as? Double : nil
+            let track = video ? object["track"] as? Int : nil
             faces[crop] = (
-                Rejection(sha256: sha256, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3])),
-                Rejection.note(photo: PhotoFinder.join(object["input"] as? String ?? "", source), face: face)
+                Rejection(sha256: sha256, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), time: time),
+                Rejection.note(
+                    photo: PhotoFinder.join(object["input"] as? String ?? "", source), face: face,
+                    video: time.map { VideoFace(time: $0, frame: 0, track: track ?? 0) })
             )
         }
     }

@@ -34,8 +34,8 @@ enum ReportTicks {
     /// The tick box under a crop; nil when the page offers none.
     static func box(_ crop: Report.Crop, _ run: FinishedRun) -> String {
         guard run.rejections != nil, let sha256 = crop.sha256 else { return "" }
-        let line = Rejection(sha256: sha256, box: crop.face.box)
-            .line(note: Rejection.note(photo: crop.source, face: crop.face.index))
+        let line = Rejection(sha256: sha256, face: crop.face)
+            .line(note: Rejection.note(photo: crop.source, face: crop.face))
         return "<label class=\"reject\"><input type=\"checkbox\" class=\"reject\" value=\"\(Report.escape(line))\"> reject</label>"
     }
 

@@ -52,6 +52,33 @@ struct CaptureTime: Sendable, Equatable, CustomStringConvertible {
         offset = "Z"
     }
 
+    /// From an ISO 8601 time as video containers hold it:
+    /// `2021-06-05T14:03:07+0200` (QuickTime's creationdate, the clock where
+    /// it was filmed and its offset), `2020-01-02T03:04:05.000000Z` (a
+    /// `creation_time`, UTC); fractions of a second are dropped, a missing
+    /// offset is not known. nil for anything else, and for the zero times
+    /// of a container that was never given one (1904-01-01 and 1970-01-01
+    /// at midnight UTC).
+    init?(iso8601 text: String) {
+        guard text.utf8.count >= 19, let time = CaptureTime(exifDate: String(text.prefix(19)), offset: "") else { return nil }
+        var rest = Substring(text.dropFirst(19))
+        if rest.first == "." || rest.first == "," {
+            rest = rest.dropFirst().drop(while: { $0.isASCII && $0.isNumber })
+        }
+        if rest.isEmpty {
+            self = time
+            return
+        }
+        guard let offset = Self.offset(String(rest)), rest.count == (offset == "Z" ? 1 : rest.contains(":") ? 6 : 5) else {
+            return nil
+        }
+        if offset == "Z" || offset == "+00:00", time.clock == "1904-01-01T00:00:00" || time.clock == "1970-01-01T00:00:00" {
+            return nil
+        }
+        clock = time.clock
+        self.offset = offset
+    }
+
     /// Reads back what `description` wrote.
     init?(manifest text: String) {
         guard text.utf8.count >= 19 else { return nil }

@@ -61,22 +61,27 @@ public struct CropSettings: Sendable, Equatable {
         keepPerson = options.keepPerson
         video = VideoSettings(
             fps: options.videoFPS, keyframes: options.videoKeyframes, perTrack: options.perTrack,
-            maxSeconds: options.maxVideoSeconds)
+            maxSeconds: options.maxVideoSeconds, sceneThreshold: options.videoScenes)
     }
 }
 
-/// `--video-fps`, `--video-keyframes`, `--per-track`, `--max-video-seconds`.
+/// `--video-fps`, `--video-keyframes`, `--per-track`, `--max-video-seconds`,
+/// `--video-scenes`.
 public struct VideoSettings: Sendable, Equatable {
     public var fps: Double
     public var keyframes: Bool
     public var perTrack: Int?
     public var maxSeconds: Double
+    /// `--video-scenes`: the scene score that also takes a sample (nil: off).
+    public var sceneThreshold: Double? = nil
 
     static let defaults = VideoSettings(fps: 1, keyframes: false, perTrack: nil, maxSeconds: 3600)
 
     /// As stats.json and the state file record it (only when not the
     /// defaults, so that the settings hash of a photo library is unchanged).
     var description: String {
+        // `scenes=` only when set: the hash of runs made before it stays.
         "fps=\(fps) keyframes=\(keyframes ? "yes" : "no") per_track=\(perTrack.map(String.init) ?? "all") max_seconds=\(maxSeconds)"
+            + (sceneThreshold.map { " scenes=\($0)" } ?? "")
     }
 }

@@ -14,6 +14,7 @@ extension PhotoProcessor {
         }
         let path = bytes.processPath
         let probe = try VideoProbe.probe(tools, path: path, source: source)
+        if let outside = videoOutsideDates(photo, probe: probe, sha256: bytes.sha256) { return outside }
         let limit = settings.video.maxSeconds
         if let duration = probe.duration, duration > limit {
             throw .tooLarge(source, reason: "\(Self.seconds(duration)) s long, over the limit of \(Self.seconds(limit)) s (--max-video-seconds)")
@@ -24,6 +25,7 @@ extension PhotoProcessor {
         let packets = try probe.packetTimes(tools, path: path, source: source)
         let origin = packets.first ?? 0
         var record = PhotoRecord(photo, status: .noFace, sha256: bytes.sha256)
+        record.taken = probe.taken
         record.split = settings.split?.split(forSHA256: bytes.sha256)
         let prefix = (record.split.map { $0 + "/" } ?? "") + photo.outputPrefix
         record.width = probe.width
@@ -72,7 +74,8 @@ extension PhotoProcessor {
             guard !found.isEmpty else { return }
             let framePrefix = prefix + "." + Self.timeTag(ticks, probe: probe)
             let placement = PlaceStage.place(found, full: full, prefix: framePrefix, settings: settings)
-            let rejected = found.map { rejections.rejects(sha256: bytes.sha256, box: $0.box) }
+            // Rejections take whole tracks: applied once the video is read (`rejectTracks`).
+            let rejected = found.map { _ in false }
             try writer.prepare(zip(placement.names, rejected).filter { !$0.1 }.map(\.0), prefix: prefix, source: source)
             let number = Self.frameNumber(frame.pts, packets: packets)
             for (index, face) in found.enumerated() {
@@ -99,6 +102,7 @@ extension PhotoProcessor {
             }
         }) {}
         try reader.finish()
+        rejectTracks(&faces, sha256: bytes.sha256)
         if let keep = settings.video.perTrack {
             for dropped in Self.bestOfTracks(&faces, keep: keep) {
                 unlink((outputRoot as NSString).appendingPathComponent(dropped))

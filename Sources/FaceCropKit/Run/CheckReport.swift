@@ -31,7 +31,7 @@ enum CheckReport {
             case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
             case .photo(let photo, let previous):
                 // Photos outside the dates are never recorded: not new.
-                if Plan.outside(dates, photo) {
+                if Plan.outside(dates, photo, videoTools: setup.videoTools) {
                     if work.earlier != nil { out.line("left out by --since/--until: \(photo.outputPrefix)") }
                     continue
                 }

@@ -71,13 +71,28 @@ enum Plan {
     /// Whether a run would leave the photo out by `dates`, by its capture
     /// time as the run finds it (its header, else its Takeout sidecar); for
     /// --check and --dry-run. False when it cannot be read (a run reports it).
-    static func outside(_ dates: DateRange, _ photo: Photo) -> Bool {
+    /// A video's is its container's (ffprobe, with `videoTools`).
+    static func outside(_ dates: DateRange, _ photo: Photo, videoTools: VideoTools? = nil) -> Bool {
         guard !dates.isEmpty else { return false }
         let source = FileName.display(photo.source)
+        if photo.isVideo { return outsideVideo(dates, photo, videoTools: videoTools) }
         guard let bytes = try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: source),
             let header = try? Picture.header(of: bytes, source: source)
         else { return false }
         return !dates.admits(header.taken ?? photo.sidecar.flatMap(Libraries.Sidecar.init(path:))?.taken)
+    }
+
+    /// `outside` for a video: ffprobe reads its capture time (the file is
+    /// not hashed; one with a name that is not UTF-8 is, to give ffprobe a
+    /// path that opens it).
+    private static func outsideVideo(_ dates: DateRange, _ photo: Photo, videoTools: VideoTools?) -> Bool {
+        let source = FileName.display(photo.source)
+        guard let tools = videoTools else { return false }
+        let bytes = photo.rawPath == nil ? nil : try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: source)
+        guard photo.rawPath == nil || bytes != nil,
+            let probe = try? VideoProbe.probe(tools, path: bytes?.processPath ?? photo.path, source: source)
+        else { return false }
+        return !dates.admits(probe.taken ?? photo.sidecar.flatMap(Libraries.Sidecar.init(path:))?.taken)
     }
 
     /// Whether the photo's bytes hash to the record's (reads the file).

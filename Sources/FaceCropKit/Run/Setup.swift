@@ -50,7 +50,8 @@ struct RunSetup {
             try found.probe(options.effectiveClipCodec)
             ffmpeg = found
         }
-        if options.videos, !readOnly {
+        // --check and --dry-run read videos only for --since/--until (their capture times).
+        if options.videos, !readOnly || !options.dates.isEmpty {
             do throws(FaceCropError) {
                 videoTools = try VideoTools.locate(given: options.ffmpeg, environment: ProcessInfo.processInfo.environment)
             } catch {

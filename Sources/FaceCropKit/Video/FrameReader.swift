@@ -60,10 +60,7 @@ final class FrameReader {
 
     /// ffmpeg's filter graph: sample, tone-map HDR, size pinned.
     static func filters(_ probe: VideoProbe, settings: VideoSettings) -> String {
-        // st(0) holds the next sample time: the first frame at or after it is
-        // taken, and the next is the next multiple of 1/F after that frame.
-        let f = String(settings.fps)
-        var chain = ["select='if(gte(t\\,ld(0))\\,st(0\\,(floor(t*\(f)+1e-6)+1)/\(f))\\,0)'", "showinfo=checksum=0"]
+        var chain = [VideoSampling.select(settings), "showinfo=checksum=0"]
         if probe.isHDR {
             // PQ or HLG to SDR BT.709: to linear light at 100 nits nominal
             // peak, the Mobius curve (linear up to 0.3 of the peak, then rolled off) without desaturation, then BT.709

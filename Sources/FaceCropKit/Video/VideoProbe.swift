@@ -77,11 +77,13 @@ struct VideoProbe: Equatable {
     /// `color_transfer`: "smpte2084" (PQ) and "arib-std-b67" (HLG) are HDR.
     var transfer: String
     var pixelFormat: String
+    /// When it was filmed (`VideoTaken.capture`): the manifest's `taken`.
+    var taken: CaptureTime? = nil
 
     static func == (a: VideoProbe, b: VideoProbe) -> Bool {
         a.stream == b.stream && a.storedWidth == b.storedWidth && a.storedHeight == b.storedHeight
             && a.rotation == b.rotation && a.timeBase == b.timeBase && a.duration == b.duration
-            && a.transfer == b.transfer && a.pixelFormat == b.pixelFormat
+            && a.transfer == b.transfer && a.pixelFormat == b.pixelFormat && a.taken == b.taken
     }
 
     /// Upright size: ffmpeg turns frames by the display matrix (autorotate).
@@ -99,7 +101,8 @@ struct VideoProbe: Equatable {
         let result = try tools.probe(
             [
                 "-v", "error", "-of", "json", "-show_entries",
-                "stream=index,codec_type,width,height,time_base,duration,color_transfer,pix_fmt:stream_disposition=attached_pic:stream_side_data=rotation:format=duration",
+                "stream=index,codec_type,width,height,time_base,duration,color_transfer,pix_fmt:stream_disposition=attached_pic:stream_side_data=rotation:format=duration"
+                    + ":stream_tags=creation_time:format_tags=creation_time,com.apple.quicktime.creationdate",
                 path,
             ], source: source)
         guard result.status == 0 else {
@@ -135,7 +138,8 @@ struct VideoProbe: Equatable {
         let duration = (video["duration"] as? String).flatMap(Double.init) ?? (format?["duration"] as? String).flatMap(Double.init)
         return VideoProbe(
             stream: index, storedWidth: width, storedHeight: height, rotation: rotation, timeBase: (base[0], base[1]),
-            duration: duration, transfer: video["color_transfer"] as? String ?? "", pixelFormat: video["pix_fmt"] as? String ?? "")
+            duration: duration, transfer: video["color_transfer"] as? String ?? "", pixelFormat: video["pix_fmt"] as? String ?? "",
+            taken: VideoTaken.capture(format: format?["tags"] as? [String: Any], stream: video["tags"] as? [String: Any]))
     }
 
     /// The stream's packet times (pts, sorted: presentation order), read by

@@ -199,6 +199,156 @@ extension VideoTests {
     }
 }
 
+extension VideoTests {
+    /// A 0.5 s shot between two 1 fps samples (1.2-1.7 s): missed at the
+    /// fps rate; --video-scenes samples its first frame (and the next
+    /// shot's) on top of the fps samples, at real frame times, each new
+    /// shot a new track; the same bytes at --jobs 1 and 2.
+    @Test func sceneChangesAreSampled() throws {
+        let (work, videos) = try videos(["shots.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let plain = work.appendingPathComponent("plain")
+        let quiet = ["-q", "--no-report", "--no-contact-sheet"]
+        #expect(try runFaceCrop([videos.path, "-o", plain.path] + quiet).status == 0)
+        let plainTimes = try readManifest(plain).compactMap { $0["time"] as? Double }
+        #expect(Set(plainTimes) == [0, 1, 2, 3])
+        let one = work.appendingPathComponent("one")
+        let two = work.appendingPathComponent("two")
+        #expect(try runFaceCrop([videos.path, "-o", one.path, "--video-scenes", "-j", "1"] + quiet).status == 0)
+        #expect(try runFaceCrop([videos.path, "-o", two.path, "--video-scenes", "-j", "2"] + quiet).status == 0)
+        let lines = try readManifest(one)
+        let frames = try frameTimes(videos.appendingPathComponent("shots.mp4"))
+        let times = Set(lines.compactMap { $0["time"] as? Double })
+        // The first frame of the short shot, and of the one after it (its
+        // 0.5 s are 16 frames at 30 fps: the astronaut comes at 1.733 s).
+        let firstOfShort = try #require(frames.first { $0 >= 1.2 - 1e-6 })
+        let extra = times.subtracting(plainTimes).sorted()
+        #expect(extra.count == 2 && extra.first == firstOfShort, "\(times.sorted())")
+        let firstOfLast = try #require(extra.last)
+        #expect(firstOfLast > 1.7 - 1e-6 && firstOfLast < 1.7 + 2.0 / 30 + 1e-6)
+        func track(at time: Double) -> Int? {
+            lines.first { abs(($0["time"] as? Double ?? -1) - time) < 1e-6 }?["track"] as? Int
+        }
+        #expect(track(at: firstOfLast) != nil && track(at: firstOfLast) == track(at: 2))
+        for t in times { #expect(frames.contains { abs($0 - t) < 1e-6 }) }
+        #expect(lines.first?["samples"] as? Int == 6)
+        let short = lines.filter { abs(($0["time"] as? Double ?? -1) - firstOfShort) < 1e-6 }
+        #expect(short.count == 1)
+        let shortTrack = try #require(short.first?["track"] as? Int)
+        #expect(lines.filter { $0["track"] as? Int == shortTrack }.count == 1)
+        #expect(try fingerprint(one).filter { $0.key != "stats.json" } == (try fingerprint(two).filter { $0.key != "stats.json" }))
+        let stats = try String(contentsOf: one.appendingPathComponent("stats.json"), encoding: .utf8)
+        #expect(stats.contains("scenes=0.3"))
+        // A threshold above every cut's score (0.56 here) takes none.
+        let high = work.appendingPathComponent("high")
+        #expect(try runFaceCrop([videos.path, "-o", high.path, "--video-scenes=0.9"] + quiet).status == 0)
+        #expect(Set(try readManifest(high).compactMap { $0["time"] as? Double }) == Set(plainTimes))
+    }
+
+    /// The capture time from the container: QuickTime's creationdate with
+    /// its offset first, else creation_time (UTC); a malformed or missing
+    /// one gives no `taken` and no error; --since/--until select videos by it.
+    @Test func videosHaveACaptureTime() throws {
+        let (work, videos) = try videos(["taken/qt.mov", "taken/utc.mp4", "taken/bad.mov", "taken/none.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("out")
+        let quiet = ["-q", "--no-report", "--no-contact-sheet"]
+        let run = try runFaceCrop([videos.path, "-o", out.path] + quiet)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bySource = linesBySource(try readManifest(out))
+        #expect(bySource["taken/qt.mov"]?.first?["taken"] as? String == "2021-06-05T14:03:07+02:00")
+        #expect(bySource["taken/utc.mp4"]?.first?["taken"] as? String == "2020-01-02T03:04:05Z")
+        #expect(bySource["taken/bad.mov"]?.first?["status"] as? String == "ok")
+        #expect(bySource["taken/bad.mov"]?.first?["taken"] == nil)
+        #expect(bySource["taken/none.mp4"]?.first?["taken"] == nil)
+        let since = work.appendingPathComponent("since")
+        #expect(try runFaceCrop([videos.path, "-o", since.path, "--since", "2021-06-05"] + quiet).status == 0)
+        #expect(Set(try readManifest(since).compactMap { $0["source"] as? String }) == ["taken/qt.mov"])
+        #expect(try runFaceCrop([videos.path, "-o", since.path, "--since", "2021-06-05", "--check"] + quiet).status == 0)
+        // --check reads the videos' times too: with other dates, qt.mov would go and utc.mp4 come.
+        let check = try runFaceCrop([videos.path, "-o", since.path, "--until", "2020-12-31", "--check"])
+        #expect(check.status == 1)
+        let said = check.stdout.split(separator: "\n")
+        #expect(said.contains { $0.hasPrefix("left out by --since/--until: ") && $0.hasSuffix("taken/qt.mov") }, "\(check.stdout)")
+        #expect(said.contains { $0.hasPrefix("new: ") && $0.hasSuffix("taken/utc.mp4") }, "\(check.stdout)")
+        #expect(!check.stdout.contains("none.mp4"), "\(check.stdout)")
+    }
+}
+
+extension VideoTests {
+    /// `facecrop reject` on one crop of a video rejects its whole track at
+    /// the next run (every sample of that face), the other track is kept,
+    /// `--check` passes after it; the entry still holds at another
+    /// --video-fps; an older entry without a time is read and rejects the
+    /// track of the box too.
+    @Test func rejectingAVideoCropRejectsItsTrack() throws {
+        let (work, videos) = try videos(["pan.mp4"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("out")
+        let quiet = ["-q", "--no-report", "--no-contact-sheet"]
+        let arguments = [videos.path, "-o", out.path, "--video-fps", "4"] + quiet
+        #expect(try runFaceCrop([videos.path, "-o", out.path, "--video-fps", "4", "-q", "--no-contact-sheet"]).status == 0)
+        let before = try readManifest(out)
+        let tracks = Dictionary(grouping: before, by: { $0["track"] as? Int ?? -1 })
+        #expect(tracks.keys.sorted() == [0, 1])
+        let chosen = try #require(tracks[1]?.dropFirst(2).first)
+        let crop = try #require(chosen["crop"] as? String)
+        // The report's tick box holds the same line as `facecrop reject` writes.
+        let report = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(report.contains(" t=\(try #require(chosen["time"] as? Double))  # pan.mp4 "))
+        let reject = try runFaceCrop(["reject", out.path, crop])
+        #expect(reject.status == 0, "\(reject.stderr)")
+        let file = try String(contentsOf: out.appendingPathComponent("rejections.txt"), encoding: .utf8)
+        #expect(file.contains(" t=\(try #require(chosen["time"] as? Double))  # pan.mp4 "), "\(file)")
+        #expect(try runFaceCrop(arguments + ["--check"]).status == 1)
+        let keptBefore = try fingerprint(out).filter { key, _ in (tracks[0] ?? []).contains { $0["crop"] as? String == key } }
+        #expect(try runFaceCrop(arguments).status == 0)
+        let after = try readManifest(out)
+        #expect(after.count == before.count)
+        for line in after {
+            let rejected = line["track"] as? Int == 1
+            #expect(line["status"] as? String == (rejected ? "rejected" : "ok"))
+            #expect((line["crop"] == nil) == rejected)
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("pan.mp4.") }
+        #expect(Set(files) == Set(keptBefore.keys))
+        #expect(try fingerprint(out).filter { keptBefore[$0.key] != nil } == keptBefore)
+        #expect(try runFaceCrop(arguments + ["--check"]).status == 0)
+        // At another rate the chosen sample is not taken: the faces within 1 s
+        // of it are, and the same person's track is rejected.
+        let rejections = out.appendingPathComponent("rejections.txt").path
+        let slower = work.appendingPathComponent("slower")
+        #expect(try runFaceCrop([videos.path, "-o", slower.path, "--video-fps", "3", "--rejections", rejections] + quiet).status == 0)
+        let slow = try readManifest(slower)
+        let chosenTime = try #require(chosen["time"] as? Double)
+        #expect(!slow.contains { abs(($0["time"] as? Double ?? -1) - chosenTime) < 1e-6 })
+        let slowTracks = Dictionary(grouping: slow, by: { $0["track"] as? Int ?? -1 })
+        #expect(slowTracks.count == 2)
+        let gone = slowTracks.values.filter { $0.allSatisfy { $0["status"] as? String == "rejected" } }
+        let kept = slowTracks.values.filter { $0.allSatisfy { $0["status"] as? String == "ok" } }
+        #expect(gone.count == 1 && kept.count == 1)
+        let chosenBox = try #require(rect(chosen["bbox"]))
+        #expect(gone.first?.contains { line in
+            abs((line["time"] as? Double ?? -9) - chosenTime) <= 1 && (rect(line["bbox"])?.iou(chosenBox) ?? 0) >= 0.5
+        } == true)
+        // An entry as older files have it (no time) still reads, and takes the track.
+        let old = work.appendingPathComponent("old.txt")
+        let box = try #require(rect(chosen["bbox"]))
+        try "\(try #require(chosen["sha256"] as? String)) \(box.x),\(box.y),\(box.width),\(box.height)\n"
+            .write(to: old, atomically: true, encoding: .utf8)
+        let older = work.appendingPathComponent("older")
+        #expect(try runFaceCrop([videos.path, "-o", older.path, "--video-fps", "4"] + quiet + ["--rejections", old.path]).status == 0)
+        #expect(try readManifest(older).map { $0["status"] as? String } == after.map { $0["status"] as? String })
+        // A crop file deleted by hand is a rejection too: of its whole track.
+        let deleted = try #require(tracks[0]?.last?["crop"] as? String)
+        try FileManager.default.removeItem(at: out.appendingPathComponent(deleted))
+        #expect(try runFaceCrop(arguments).status == 0)
+        #expect(try readManifest(out).allSatisfy { $0["status"] as? String == "rejected" })
+        #expect(try String(contentsOf: out.appendingPathComponent("rejections.txt"), encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains(" t=") }.count == 2)
+    }
+}
+
 /// The Live Photo rule and the crop-name times: pure.
 struct VideoUnitTests {
     @Test(arguments: [
@@ -222,6 +372,59 @@ struct VideoUnitTests {
         #expect(PhotoProcessor.timeTag(0, probe: probe) == "t000000.000")
         #expect(PhotoProcessor.time(1_111_111, probe: probe) == 12.345678)
         #expect(PhotoProcessor.frameNumber(30, packets: [0, 10, 20, 30, 40]) == 3)
+    }
+
+    @Test func containerTimes() {
+        #expect(CaptureTime(iso8601: "2021-06-05T14:03:07+0200")?.description == "2021-06-05T14:03:07+02:00")
+        #expect(CaptureTime(iso8601: "2020-01-02T03:04:05.000000Z")?.description == "2020-01-02T03:04:05Z")
+        #expect(CaptureTime(iso8601: "2020-01-02T03:04:05-05:00")?.description == "2020-01-02T03:04:05-05:00")
+        #expect(CaptureTime(iso8601: "2020-01-02T03:04:05")?.description == "2020-01-02T03:04:05")
+        for bad in ["garbage", "", "2020-13-02T03:04:05Z", "2020-01-02T03:04:05+02", "2020-01-02T03:04:05Zjunk",
+            "1970-01-01T00:00:00.000000Z", "1904-01-01T00:00:00Z"]
+        {
+            #expect(CaptureTime(iso8601: bad) == nil, "\(bad)")
+        }
+        let tags: [String: Any] = ["com.apple.quicktime.creationdate": "garbage", "creation_time": "2020-01-02T03:04:05Z"]
+        #expect(VideoTaken.capture(format: tags, stream: nil)?.description == "2020-01-02T03:04:05Z")
+        #expect(VideoTaken.capture(format: nil, stream: ["creation_time": "2019-01-01T00:00:01.5Z"])?.description == "2019-01-01T00:00:01Z")
+        #expect(VideoTaken.capture(format: [:], stream: [:]) == nil)
+    }
+
+    /// A video entry's line: `t=` after the box; older lines without it still read.
+    @Test func videoRejectionLines() throws {
+        let hash = String(repeating: "ab", count: 32)
+        let text = "\(hash) 10,20,30,40\n\(hash) 10,20,30,40 t=1.733333  # clip.mp4 1.733333 s track 2 face 0\n"
+        let file = try RejectionsFile.parse(text, file: "r.txt")
+        #expect(file.entries.map(\.time) == [nil, 1.733333])
+        #expect(file.text == text)
+        #expect(Rejection(sha256: hash, box: PixelRect(x: 1, y: 2, width: 3, height: 4), time: 0.25).description == "\(hash) 1,2,3,4 t=0.25")
+        for bad in ["\(hash) 10,20,30,40 1.5", "\(hash) 10,20,30,40 t=-1", "\(hash) 10,20,30,40 t=x"] {
+            #expect(throws: RejectionsError.self) { try RejectionsFile.parse(bad, file: "r.txt") }
+        }
+        // Faces of two tracks: the entry at 1.733333 names track 2 (at its sample) and all of it goes.
+        func face(_ x: Int, _ time: Double, _ track: Int) -> FaceRecord {
+            var face = FaceRecord(index: 0, box: PixelRect(x: x, y: 20, width: 30, height: 40), score: 1)
+            face.video = VideoFace(time: time, frame: 0, track: track)
+            return face
+        }
+        let timed = try RejectionsFile.parse("\(hash) 10,20,30,40 t=1.733333\n", file: "r.txt")
+        let faces = [face(10, 1.5, 2), face(200, 1.5, 3), face(12, 1.733333, 2), face(10, 9, 4), face(300, 20, 2)]
+        #expect(timed.rejectedTracks(faces, sha256: hash) == [true, false, true, false, true])
+        // No sample at its time: the overlapping faces within 1 s.
+        let other = [face(10, 1.0, 5), face(10, 3.0, 6), face(100, 1.6, 7)]
+        #expect(timed.rejectedTracks(other, sha256: hash) == [true, false, false])
+        // Without a time: every track whose face the box overlaps.
+        let untimed = try RejectionsFile.parse("\(hash) 10,20,30,40\n", file: "r.txt")
+        #expect(untimed.rejectedTracks(faces, sha256: hash) == [true, false, true, true, true])
+    }
+
+    @Test func sceneSelection() {
+        var settings = VideoSettings.defaults
+        #expect(VideoSampling.select(settings) == "select='if(gte(t\\,ld(0))\\,st(0\\,(floor(t*1.0+1e-6)+1)/1.0)\\,0)'")
+        settings.sceneThreshold = 0.3
+        #expect(VideoSampling.select(settings).contains("gt(scene\\,0.3)*gte(t\\,ld(1))\\,st(1\\,t+0.5)"))
+        #expect(settings.description.hasSuffix(" scenes=0.3"))
+        #expect(!VideoSettings.defaults.description.contains("scenes"))
     }
 }
 

@@ -32,9 +32,9 @@ struct RejectionsFileTests {
         ParseCase(text: "\(hashA) -1,2,3,4", entries: [],
                   error: "'r.txt' line 1: '-1,2,3,4' is not a face box x,y,w,h (whole pixels, w and h above 0)"),
         ParseCase(text: "\(hashA) 1, 2,3,4", entries: [],
-                  error: "'r.txt' line 1: expected '<sha256> <x>,<y>,<w>,<h>', got '\(hashA) 1, 2,3,4'"),
+                  error: "'r.txt' line 1: expected '<sha256> <x>,<y>,<w>,<h> [t=<seconds>]', got '\(hashA) 1, 2,3,4'"),
         ParseCase(text: "\(hashA)", entries: [],
-                  error: "'r.txt' line 1: expected '<sha256> <x>,<y>,<w>,<h>', got '\(hashA)'"),
+                  error: "'r.txt' line 1: expected '<sha256> <x>,<y>,<w>,<h> [t=<seconds>]', got '\(hashA)'"),
     ])
     func parse(_ c: ParseCase) {
         do {
