@@ -65,6 +65,8 @@ struct VideoInfo: Sendable, Equatable {
     var duration: Double
     /// Frames sampled.
     var samples: Int
+    /// Frames read a second time, at full size, for their crops.
+    var fullFrames = 0
 }
 
 enum FaceStatus: String, Sendable {
