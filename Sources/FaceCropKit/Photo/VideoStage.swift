@@ -75,6 +75,8 @@ extension PhotoProcessor {
         // The frames of one batch, one for each core it could borrow.
         var batch: [(pts: Int, pixels: [UInt8])] = []
         var helpers: [Detector] = []
+        // Cores borrowed for a batch that a failure cut short go back too.
+        defer { cores?.giveBack(helpers) }
         func detectBatch() throws(FaceCropError) {
             defer {
                 cores?.giveBack(helpers)
