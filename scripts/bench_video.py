@@ -1,6 +1,7 @@
 """scripts/bench --video: how fast facecrop reads video, and its memory on 4K.
 
     scripts/bench --video [--facecrop BIN] [--seconds 60] [--runs 3] [--fps 1]
+    scripts/bench --video --matrix [--baseline BIN] [--jobs 1,2] [--models DIR]
 
 Makes two clips with ffmpeg from Fixtures portraits (into bench-out/video/,
 once): 1080p30 H.264 of SECONDS (a slow pan across two people, with a cut to
@@ -11,6 +12,12 @@ ffprobe children from /proc every 0.05 s. Prints, as medians: seconds of
 video per second of wall time (x real time), CPU seconds (user+sys of the
 whole tree, children included), and the peak RSS of facecrop alone and of
 facecrop + ffmpeg. Writes bench-out/video-results.json.
+
+--matrix: the 1080p clip with the default detector, yunet, centerface and
+--video-keyframes, at each --jobs, then the 4K clip with the default
+detector, each binary (--facecrop and, if given, --baseline) one after the
+other for each row, so both see the same load; one run a row. Prints a
+table and writes bench-out/video-matrix.json.
 """
 import argparse
 import json
@@ -77,12 +84,12 @@ def rss(pid):
     return 0
 
 
-def measure(binary, clip, out, fps):
+def measure(binary, clip, out, fps, jobs=2, extra=()):
     subprocess.run(["rm", "-rf", out])
     before = os.times()
     start = time.monotonic()
-    proc = subprocess.Popen([binary, clip, "-o", out, "--jobs", "2", "--quiet", "--json", "--video-fps", str(fps),
-                             "--no-report", "--no-contact-sheet"], stdout=subprocess.PIPE)
+    proc = subprocess.Popen([binary, clip, "-o", out, "--jobs", str(jobs), "--quiet", "--json", "--video-fps", str(fps),
+                             "--no-report", "--no-contact-sheet", *extra], stdout=subprocess.PIPE)
     own = both = 0
     while proc.poll() is None:
         mine = rss(proc.pid)
@@ -103,6 +110,40 @@ def duration(clip):
     return float(text)
 
 
+def matrix(a, folder):
+    binaries = [("new", os.path.join(OUT, "facecrop-video.bin"))]
+    if a.baseline:
+        binaries.append(("base", os.path.join(OUT, "facecrop-video-base.bin")))
+        subprocess.run(["cp", a.baseline, binaries[1][1]], check=True)
+    models = a.models
+    variants = {
+        "default": [],
+        "yunet": ["--detector", "yunet", "--model", os.path.join(models, "face_detection_yunet_2023mar.onnx")],
+        "centerface": ["--detector", "centerface", "--model", os.path.join(models, "centerface.onnx")],
+        "keyframes": ["--video-keyframes"],
+    }
+    hd = os.path.join(folder, f"1080p30-{a.seconds}s.mp4")
+    uhd = os.path.join(folder, f"2160p30-{max(10, a.seconds // 3)}s.mp4")
+    make_clip(hd, 1920, 1080, a.seconds)
+    make_clip(uhd, 3840, 2160, max(10, a.seconds // 3))
+    rows = [(hd, v, j) for v in variants for j in a.jobs] + [(uhd, "default", j) for j in a.jobs]
+    results = []
+    print("| Clip | Detector | --jobs | Binary | Wall s | CPU s | Video s per wall s | Faces | RSS facecrop MB | RSS with ffmpeg MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for clip, variant, jobs in rows:
+        seconds = duration(clip)
+        for name, binary in binaries:
+            r = measure(binary, clip, os.path.join(folder, "out"), a.fps, jobs, variants[variant])
+            r.update(clip=os.path.basename(clip), variant=variant, jobs=jobs, binary=name, video_s=seconds)
+            results.append(r)
+            print(f"| {r['clip']} | {variant} | {jobs} | {name} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | "
+                  f"{seconds / r['wall_s']:.1f} | {r['faces']} | {r['rss_facecrop'] / 1e6:.0f} | "
+                  f"{r['rss_with_ffmpeg'] / 1e6:.0f} |", flush=True)
+    with open(os.path.join(OUT, "video-matrix.json"), "w") as f:
+        json.dump({"rows": results, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                   "load": os.getloadavg()}, f, indent=1)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="facecrop video benchmark; see scripts/bench_video.py")
     ap.add_argument("--video", action="store_true")
@@ -110,11 +151,17 @@ def main(argv):
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--fps", type=float, default=1)
+    ap.add_argument("--matrix", action="store_true")
+    ap.add_argument("--baseline")
+    ap.add_argument("--jobs", type=lambda t: [int(x) for x in t.split(",")], default=[1, 2])
+    ap.add_argument("--models", default=os.path.join(REPO, "models"))
     a = ap.parse_args(argv)
     folder = os.path.join(OUT, "video")
     os.makedirs(folder, exist_ok=True)
     binary = os.path.join(OUT, "facecrop-video.bin")
     subprocess.run(["cp", a.facecrop, binary], check=True)
+    if a.matrix:
+        return matrix(a, folder)
     clips = {"1080p30": (1920, 1080, a.seconds), "2160p30": (3840, 2160, max(10, a.seconds // 3))}
     results = {}
     for name, (w, h, s) in clips.items():

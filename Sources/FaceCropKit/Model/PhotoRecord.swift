@@ -65,6 +65,9 @@ struct VideoInfo: Sendable, Equatable {
     var duration: Double
     /// Frames sampled.
     var samples: Int
+    /// Frames read a second time, at full size, for their crops; nil in a
+    /// record made before there was a second read (its line has none).
+    var fullFrames: Int?
 }
 
 enum FaceStatus: String, Sendable {

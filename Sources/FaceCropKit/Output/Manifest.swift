@@ -30,6 +30,7 @@ enum Manifest {
         if let video = record.video {
             last.append(("duration", .double(video.duration)))
             last.append(("samples", .int(video.samples)))
+            if let frames = video.fullFrames { last.append(("full_frames", .int(frames))) }
         }
 
         switch record.status {
@@ -105,7 +106,7 @@ enum Manifest {
         record.taken = first.taken.flatMap(CaptureTime.init(manifest:))
         record.names = first.names ?? []
         if let duration = first.duration, let samples = first.samples {
-            record.video = VideoInfo(duration: duration, samples: samples)
+            record.video = VideoInfo(duration: duration, samples: samples, fullFrames: first.fullFrames)
         }
         guard record.status == .ok else { return true }
         var faces: [FaceRecord] = []
@@ -170,6 +171,7 @@ enum Manifest {
         var names: [String]?
         var duration: Double?
         var samples: Int?
+        var fullFrames: Int?
         var time: Double?
         var frame: Int?
         var track: Int?

@@ -22,6 +22,8 @@ struct PhotoProcessor: Sendable {
     var videoProblem: String?
     /// The run's stop request: a video being read stops at its next frame.
     var stop: StopRequest?
+    /// The `--jobs` cores, which a video's detection borrows when workers idle.
+    var cores: CoreShare?
 
     private static let finished = Atomic<Int>(0)
 
@@ -30,6 +32,8 @@ struct PhotoProcessor: Sendable {
     /// content is the same, that record is kept and nothing is decoded.
     func process(_ photo: Photo, previous: PhotoRecord?, with detector: Detector) -> PhotoRecord {
         // The Takeout sidecar: names, and the capture time where EXIF has none.
+        cores?.enter()
+        defer { cores?.leave() }
         let sidecar = photo.sidecar.flatMap(Libraries.Sidecar.init(path:))
         var record = diagnosed { attempt(photo, previous: previous, sidecar: sidecar, with: detector) }
         if record.taken == nil { record.taken = sidecar?.taken }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One sampled frame: upright, full size, packed 8-bit RGB.
+/// One sampled frame: upright, at the size the reader was asked for, packed 8-bit RGB.
 struct VideoFrame {
     /// Its presentation time in the stream's time base.
     var pts: Int
@@ -28,17 +28,26 @@ final class FrameReader {
     private var index = 0
     private let source: String
 
-    init(_ tools: VideoTools, path: String, probe: VideoProbe, settings: VideoSettings, source: String)
-        throws(FaceCropError)
-    {
-        width = probe.width
-        height = probe.height
+    /// `size`: the frames' size (ffmpeg scales them; the full upright size
+    /// when nil). `script`: a file holding the filter graph, for a graph too
+    /// long for a command line (`filters(...)`, written by the caller).
+    init(
+        _ tools: VideoTools, path: String, probe: VideoProbe, settings: VideoSettings,
+        size: (width: Int, height: Int)? = nil, script: String? = nil, source: String
+    ) throws(FaceCropError) {
+        width = size?.width ?? probe.width
+        height = size?.height ?? probe.height
         self.source = source
         buffer = [UInt8](repeating: 0, count: width * height * 3)
         var arguments = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "level+info", "-xerror", "-threads", "2"]
         if settings.keyframes { arguments += ["-skip_frame", "nokey"] }
         arguments += ["-copyts", "-i", path, "-map", "0:\(probe.stream)", "-an", "-sn", "-dn"]
-        arguments += ["-vf", Self.filters(probe, settings: settings), "-fps_mode", "passthrough"]
+        if let script {
+            arguments += ["-filter_script:v", script]
+        } else {
+            arguments += ["-vf", Self.filters(probe, settings: settings, size: (width, height))]
+        }
+        arguments += ["-fps_mode", "passthrough"]
         arguments += ["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]
         process.executableURL = URL(fileURLWithPath: tools.ffmpeg.path)
         process.arguments = arguments
@@ -58,9 +67,14 @@ final class FrameReader {
 
     deinit { cancel() }
 
-    /// ffmpeg's filter graph: sample, tone-map HDR, size pinned.
-    static func filters(_ probe: VideoProbe, settings: VideoSettings) -> String {
-        var chain = [VideoSampling.select(settings), "showinfo=checksum=0"]
+    /// ffmpeg's filter graph: sample (`VideoSampling`; or, with `only`,
+    /// take exactly the frames of those pts, sorted), tone-map HDR, scale to
+    /// `size`.
+    static func filters(_ probe: VideoProbe, settings: VideoSettings, size: (width: Int, height: Int), only: [Int]? = nil)
+        -> String
+    {
+        let select = only.map { "select='\(exactSelect($0))'" } ?? VideoSampling.select(settings)
+        var chain = [select, "showinfo=checksum=0"]
         if probe.isHDR {
             // PQ or HLG to SDR BT.709: to linear light at 100 nits nominal
             // peak, the Mobius curve (linear up to 0.3 of the peak, then rolled off) without desaturation, then BT.709
@@ -71,8 +85,26 @@ final class FrameReader {
                 "zscale=t=bt709:m=bt709:r=tv", "format=yuv420p",
             ]
         }
-        chain.append("scale=\(probe.width):\(probe.height):flags=bicubic")
+        if size.width == probe.width && size.height == probe.height {
+            chain.append("scale=\(probe.width):\(probe.height):flags=bicubic")
+        } else {
+            // The detection size: area averaging, the shrink that keeps
+            // small faces' edges (libvips' thumbnail before).
+            chain.append("scale=\(size.width):\(size.height):flags=area")
+        }
         return chain.joined(separator: ",")
+    }
+
+    /// A `select` expression true exactly for the frames whose pts is in
+    /// `pts` (sorted, distinct): a binary search (`if(lt(pts,m),...)`), so
+    /// each frame costs log2(n) comparisons however many are wanted.
+    static func exactSelect(_ pts: [Int]) -> String {
+        func node(_ low: Int, _ high: Int) -> String {
+            if high - low == 1 { return "eq(pts\\,\(pts[low]))" }
+            let middle = (low + high) / 2
+            return "if(lt(pts\\,\(pts[middle]))\\,\(node(low, middle))\\,\(node(middle, high)))"
+        }
+        return pts.isEmpty ? "0" : node(0, pts.count)
     }
 
     /// The next sampled frame, its pixels in `pixels` until the next call;
