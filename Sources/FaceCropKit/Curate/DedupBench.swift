@@ -88,7 +88,8 @@ public enum DedupBench {
                 let copied = photoStarts[picked]
                 let end = picked + 1 < photoStarts.count ? photoStarts[picked + 1] : start
                 let photo = moved(faces[copied].photo!.bits, swaps: below(3))
-                for original in faces[copied..<end] {
+                // A copy first: appending while a slice shares the storage copies it all.
+                for original in Array(faces[copied..<end]) {
                     let shift = SIMD4<Float>(repeating: (uniform() - 0.5) * 0.02)
                     faces.append(face(moved(original.hash.bits, swaps: 4 + below(8)), photo: photo, place: original.place! + shift))
                 }

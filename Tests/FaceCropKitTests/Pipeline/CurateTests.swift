@@ -170,7 +170,7 @@ struct CurateTests {
         let store = StateStore(output: output.path, shard: nil)
         let (index, places, _) = DedupStep.index(store)
         let pairwise = Dedup.pairwiseKeepers(index, threshold: Dedup.defaultThreshold)
-        #expect(pairwise.count { $0 != nil } >= 30)
+        #expect(pairwise.count { $0 != nil } >= 20)  // the copies of the rotated, format and libvips sets
         let records = Array(store.records)
         let statuses = places.map { place in records[place.record].faces.first { $0.index == place.face }?.status }
         #expect(statuses == pairwise.map { ($0 == nil ? .ok : .duplicate) as FaceStatus? })
