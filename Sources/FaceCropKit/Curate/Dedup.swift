@@ -57,7 +57,67 @@ public enum Dedup {
     /// near-duplicates is one group), so they depend only on the set of
     /// faces, not on the order they came in. Each group keeps its
     /// sharpest face, then the largest, then the first in manifest order.
+    ///
+    /// The pairs come from an index (`HammingIndex`), not from comparing
+    /// every pair: every pair `matches` accepts is either two crops at most
+    /// `threshold` apart (found among the distinct crop hashes) or two faces
+    /// whose photos' hashes are at most `threshold` apart (found among the
+    /// distinct photo hashes, then every face of the one tested with
+    /// `matches` against every face of the other), so the graph, and the
+    /// groups, are those of `pairwiseKeepers`.
     public static func keepers(_ faces: [DedupFace], threshold: Int) -> [Int?] {
+        var groups = UnionFind(count: faces.count)
+        guard threshold >= 0 else { return keep(faces, &groups) }
+        // Crops at most `threshold` apart: faces with the same hash are one
+        // group; the distinct hashes' pairs come from the index.
+        let byHash = faces.indices.map { (bits: faces[$0].hash.bits, face: $0) }.sorted { ($0.bits, $0.face) < ($1.bits, $1.face) }
+        var codes: [UInt64] = []
+        var first: [Int] = []  // the first face of each distinct hash
+        for entry in byHash {
+            if codes.last == entry.bits {
+                groups.join(first[first.count - 1], entry.face)
+            } else {
+                codes.append(entry.bits)
+                first.append(entry.face)
+            }
+        }
+        HammingIndex.pairs(codes, radius: threshold) { a, b in groups.join(first[a], first[b]) }
+        // Up to twice that at the same place in alike photos: the faces of
+        // each photo hash, and of each pair of photo hashes at most
+        // `threshold` apart (from the index), are compared with `matches`.
+        let placed = faces.indices.compactMap { index in faces[index].place == nil ? nil : faces[index].photo.map { (bits: $0.bits, face: index) } }
+            .sorted { ($0.bits, $0.face) < ($1.bits, $1.face) }
+        var photos: [UInt64] = []
+        var members: [Range<Int>] = []  // each distinct photo hash's run in `placed`
+        for (position, entry) in placed.enumerated() {
+            if photos.last == entry.bits {
+                members[members.count - 1] = members[members.count - 1].lowerBound..<(position + 1)
+            } else {
+                photos.append(entry.bits)
+                members.append(position..<(position + 1))
+            }
+        }
+        for run in members {
+            for x in run {
+                for y in (x + 1)..<run.upperBound where faces[placed[x].face].matches(faces[placed[y].face], threshold: threshold) {
+                    groups.join(placed[x].face, placed[y].face)
+                }
+            }
+        }
+        HammingIndex.pairs(photos, radius: threshold) { p, q in
+            for x in members[p] {
+                for y in members[q] where faces[placed[x].face].matches(faces[placed[y].face], threshold: threshold) {
+                    groups.join(placed[x].face, placed[y].face)
+                }
+            }
+        }
+        return keep(faces, &groups)
+    }
+
+    /// `keepers` by comparing every pair of faces: what `--dedup` did before
+    /// the index, kept as the reference the tests and `facecrop-bench dedup`
+    /// hold it to.
+    static func pairwiseKeepers(_ faces: [DedupFace], threshold: Int) -> [Int?] {
         var groups = UnionFind(count: faces.count)
         let hashes = faces.map(\.hash.bits)
         for i in hashes.indices {
@@ -67,6 +127,11 @@ public enum Dedup {
                 if faces[i].matches(faces[j], threshold: threshold) { groups.join(i, j) }
             }
         }
+        return keep(faces, &groups)
+    }
+
+    /// Each group's keeper (see `keepers`) from its connected parts.
+    private static func keep(_ faces: [DedupFace], _ groups: inout UnionFind) -> [Int?] {
         var best: [Int: Int] = [:]
         for index in faces.indices {
             let root = groups.root(index)

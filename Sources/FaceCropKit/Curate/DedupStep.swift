@@ -19,17 +19,7 @@ enum DedupStep {
         temporaries: TemporaryFiles
     ) throws(WriteFailure) -> RunCounts {
         // Pass 1: the index.
-        var faces: [DedupFace] = []
-        var places: [Place] = []
-        var photos: [String] = []
-        for (number, record) in store.records.enumerated() {
-            photos.append(record.sha256 ?? "")
-            for face in record.faces where face.status != .rejected {
-                guard let hash = face.phash else { continue }
-                faces.append(DedupFace(hash: hash, sharpness: face.sharpness, area: face.box.area, photo: record.photoHash, place: place(face.box, in: record)))
-                places.append(Place(record: number, face: face.index))
-            }
-        }
+        let (faces, places, photos) = index(store)
         let keepers = Dedup.keepers(faces, threshold: threshold)
         let splits = split.map { spec in
             let ranked = faces.indices.filter { keepers[$0] == nil }.sorted { Dedup.better(faces[$0], than: faces[$1]) }
@@ -61,6 +51,23 @@ enum DedupStep {
         try manifest.commit()
         try state.commit()
         return counts
+    }
+
+    /// What `--dedup` knows of each face of the dataset (not rejected, with a
+    /// hash), where it is, and each record's photo SHA-256.
+    static func index(_ store: StateStore) -> (faces: [DedupFace], places: [Place], photos: [String]) {
+        var faces: [DedupFace] = []
+        var places: [Place] = []
+        var photos: [String] = []
+        for (number, record) in store.records.enumerated() {
+            photos.append(record.sha256 ?? "")
+            for face in record.faces where face.status != .rejected {
+                guard let hash = face.phash else { continue }
+                faces.append(DedupFace(hash: hash, sharpness: face.sharpness, area: face.box.area, photo: record.photoHash, place: place(face.box, in: record)))
+                places.append(Place(record: number, face: face.index))
+            }
+        }
+        return (faces, places, photos)
     }
 
     /// One record regrouped: each face kept (with its crop, moved to `split`)

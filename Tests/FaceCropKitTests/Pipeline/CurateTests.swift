@@ -164,6 +164,19 @@ struct CurateTests {
         let output = work.appendingPathComponent("out")
         _ = try run([photos.path, "-o", output.path, "-q", "--dedup"])
         let faces = try readManifest(output).filter { $0["face"] != nil }
+        // The real crops' hashes, grouped through the index as comparing
+        // every pair groups them (at the default, the manifest's statuses;
+        // at other thresholds, the keepers of both).
+        let store = StateStore(output: output.path, shard: nil)
+        let (index, places, _) = DedupStep.index(store)
+        let pairwise = Dedup.pairwiseKeepers(index, threshold: Dedup.defaultThreshold)
+        #expect(pairwise.count { $0 != nil } >= 20)  // the copies of the rotated, format and libvips sets
+        let records = Array(store.records)
+        let statuses = places.map { place in records[place.record].faces.first { $0.index == place.face }?.status }
+        #expect(statuses == pairwise.map { ($0 == nil ? .ok : .duplicate) as FaceStatus? })
+        for threshold in [0, 1, 6, 12, 20, 32] {
+            #expect(Dedup.keepers(index, threshold: threshold) == Dedup.pairwiseKeepers(index, threshold: threshold), "at \(threshold)")
+        }
         let byCrop = Dictionary(uniqueKeysWithValues: faces.compactMap { f in (f["crop"] as? String).map { ($0, f) } })
         var kept: [String: [String]] = [:]
         for face in faces {
