@@ -24,14 +24,11 @@ enum MergeCommand {
         .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
     ]
 
-    static var help: String {
-        let lines = [
-            usage, "",
-            "Combines the output folders of 'facecrop --shard K/N' runs (or one shared",
-            "output folder) into one dataset in <out>.", "", "Options:",
-        ]
-        return (lines + ArgumentReader.helpLines(options)).joined(separator: "\n") + "\n"
-    }
+    /// `--help`'s paragraph between the usage line and the options.
+    static let about = [
+        "Combines the output folders of 'facecrop --shard K/N' runs (or one shared",
+        "output folder) into one dataset in <out>.",
+    ]
 
     struct ShardState {
         var folder: String
@@ -46,14 +43,11 @@ enum MergeCommand {
 
     static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
         var settings = Settings()
-        do {
-            _ = try ArgumentReader.read(arguments, table: options, into: &settings) { $0.folders.append($1) }
-        } catch {
-            return ArgumentReader.usageError(error.description, usage: usage)
-        }
-        if settings.showHelp {
-            Terminal.stdout(help)
-            return ExitStatus.success
+        if let status = ArgumentReader.subcommand(
+            arguments, table: options, into: &settings, usage: usage, about: about, showHelp: \.showHelp,
+            operands: \.folders)
+        {
+            return status
         }
         let folders = settings.folders
         guard folders.count >= 2 else {

@@ -40,31 +40,25 @@ enum PeopleCommand {
         return name
     }
 
-    static var help: String {
-        let lines = [
-            usage, "",
-            "Lists the people of a dataset made with --people, from its manifest.jsonl: for",
-            "each person (a name from people.txt, or an id such as person-0007), the number",
-            "of faces and photos and a representative crop (the sharpest of the larger",
-            "faces); then the faces that belong to no person. Name and correct people in",
-            "people.txt (see report-people.html), or with --name, --add, --not or --ignore",
-            "and crops (a crop file or '#N', as for facecrop reject): their statements are",
-            "added to the people file, every line already there kept; the next run with",
-            "--people applies them.", "", "Options:",
-        ]
-        return (lines + ArgumentReader.helpLines(options)).joined(separator: "\n") + "\n"
-    }
+    /// `--help`'s paragraph between the usage line and the options.
+    static let about = [
+        "Lists the people of a dataset made with --people, from its manifest.jsonl: for",
+        "each person (a name from people.txt, or an id such as person-0007), the number",
+        "of faces and photos and a representative crop (the sharpest of the larger",
+        "faces); then the faces that belong to no person. Name and correct people in",
+        "people.txt (see report-people.html), or with --name, --add, --not or --ignore",
+        "and crops (a crop file or '#N', as for facecrop reject): their statements are",
+        "added to the people file, every line already there kept; the next run with",
+        "--people applies them.",
+    ]
 
     static func run(_ arguments: [String], temporaries: TemporaryFiles) -> Int32 {
         var settings = Settings()
-        do {
-            _ = try ArgumentReader.read(arguments, table: options, into: &settings) { $0.arguments.append($1) }
-        } catch {
-            return ArgumentReader.usageError(error.description, usage: usage)
-        }
-        if settings.showHelp {
-            Terminal.stdout(help)
-            return ExitStatus.success
+        if let status = ArgumentReader.subcommand(
+            arguments, table: options, into: &settings, usage: usage, about: about, showHelp: \.showHelp,
+            operands: \.arguments)
+        {
+            return status
         }
         if settings.statements > 1 {
             return ArgumentReader.usageError("give one of --name, --add, --not and --ignore", usage: usage)

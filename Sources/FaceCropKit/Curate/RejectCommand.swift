@@ -21,27 +21,21 @@ enum RejectCommand {
         .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
     ]
 
-    static var help: String {
-        let lines = [
-            usage, "",
-            "Adds the faces of the crops named to the rejections file: a crop file (relative",
-            "to <dataset>, to the current folder, or absolute) or '#N', crop N of the contact",
-            "sheet and report. The next run into <dataset> removes their crops; every later",
-            "run, and a run into a fresh folder given the same file, leaves them out.", "", "Options:",
-        ]
-        return (lines + ArgumentReader.helpLines(options)).joined(separator: "\n") + "\n"
-    }
+    /// `--help`'s paragraph between the usage line and the options.
+    static let about = [
+        "Adds the faces of the crops named to the rejections file: a crop file (relative",
+        "to <dataset>, to the current folder, or absolute) or '#N', crop N of the contact",
+        "sheet and report. The next run into <dataset> removes their crops; every later",
+        "run, and a run into a fresh folder given the same file, leaves them out.",
+    ]
 
     static func run(_ arguments: [String], temporaries: TemporaryFiles) -> Int32 {
         var settings = Settings()
-        do {
-            _ = try ArgumentReader.read(arguments, table: options, into: &settings) { $0.arguments.append($1) }
-        } catch {
-            return ArgumentReader.usageError(error.description, usage: usage)
-        }
-        if settings.showHelp {
-            Terminal.stdout(help)
-            return ExitStatus.success
+        if let status = ArgumentReader.subcommand(
+            arguments, table: options, into: &settings, usage: usage, about: about, showHelp: \.showHelp,
+            operands: \.arguments)
+        {
+            return status
         }
         guard settings.arguments.count >= 2 else {
             return ArgumentReader.usageError("reject needs a dataset folder and at least one crop", usage: usage)
