@@ -7,11 +7,22 @@ import FaceCropKit
 import Foundation
 
 let arguments = CommandLine.arguments
+// people N [EFFORT] [recall]: EFFORT is the graph's ef_construction (0 or
+// none: the default); `recall` adds the neighbours' recall on 2,000 rows.
+// dedup N [both|index|pairwise]: the index, every pair, or both (checked equal).
+let extra = Array(arguments.dropFirst(3))
 let dedupModes = ["both", "index", "pairwise"]
-guard arguments.count == 3 || (arguments.count == 4 && arguments[1] == "dedup" && dedupModes.contains(arguments[3])),
-    ["people", "names", "dedup"].contains(arguments[1]), let count = Int(arguments[2]), count > 0
+let effort = extra.compactMap { Int($0) }.first ?? 0
+let wantsRecall = extra.contains("recall")
+let extraFits =
+    arguments.count >= 3 && arguments[1] == "dedup"
+    ? extra.count <= 1 && extra.allSatisfy(dedupModes.contains)
+    : extra.allSatisfy({ Int($0) != nil || $0 == "recall" })
+guard arguments.count >= 3, ["people", "names", "dedup"].contains(arguments[1]), let count = Int(arguments[2]), count > 0,
+    extraFits
 else {
-    FileHandle.standardError.write(Data("usage: facecrop-bench people|names N, facecrop-bench dedup N [both|index|pairwise]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: facecrop-bench people N [EFFORT] [recall] | names N | dedup N [both|index|pairwise]\n".utf8))
     exit(64)
 }
 func peakMB() -> Int {
@@ -40,10 +51,17 @@ if arguments[1] == "dedup" {
             + "\"same\": \(figures.same.map { String($0) } ?? "null"), \"peak_rss_mb\": \(peakMB())}")
     exit(figures.same == false ? 1 : 0)
 }
-let figures = try PeopleBench.run(faces: count)
+let figures = try PeopleBench.run(faces: count, buildEffort: effort, recall: wantsRecall)
 let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
 let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map { $0.split(separator: " ")[1] } ?? "0"
 print(
     "{\"faces\": \(figures.faces), \"people\": \(figures.people), \"grouped\": \(figures.grouped), "
         + "\"generate_s\": \(String(format: "%.2f", figures.generateSeconds)), "
-        + "\"group_s\": \(String(format: "%.2f", figures.groupSeconds)), \"peak_rss_mb\": \(Int(peak)! / 1024)}")
+        + "\"group_s\": \(String(format: "%.2f", figures.groupSeconds)), \"peak_rss_mb\": \(Int(peak)! / 1024), "
+        + "\"pairwise_p\": \(String(format: "%.4f", figures.pairwise.precision)), "
+        + "\"pairwise_r\": \(String(format: "%.4f", figures.pairwise.recall)), "
+        + "\"pairwise_f\": \(String(format: "%.4f", figures.pairwise.f)), "
+        + "\"recovered\": \(figures.recovered), \"true_people\": \(figures.truePeople), "
+        + "\"strangers_grouped\": \(figures.strangersGrouped)"
+        + (figures.recall.map { ", \"recall16\": \(String(format: "%.4f", $0.all)), \"recall_r05\": \(String(format: "%.5f", $0.withinRadius))" } ?? "")
+        + "}")

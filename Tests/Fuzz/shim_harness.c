@@ -240,7 +240,7 @@ static void neighbours_once(size_t count, size_t exact_limit) {
     int32_t *ids = malloc(count * k * sizeof(int32_t));
     float *distances = malloc(count * k * sizeof(float));
     char *message = NULL;
-    if (CFaceDetect_Neighbours(&descriptors[0][0], count, CFaceDetect_EmbeddingSize, k, exact_limit, ids, distances,
+    if (CFaceDetect_Neighbours(&descriptors[0][0], count, CFaceDetect_EmbeddingSize, k, exact_limit, 0, 0, ids, distances,
                                &message) != CFaceDetect_OK) {
         fprintf(stderr, "neighbours: %s\n", message ? message : "?");
         CFaceDetect_Free(message);

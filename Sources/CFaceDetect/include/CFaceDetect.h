@@ -268,13 +268,14 @@ void CFaceDetect_EmbedderClose(CFaceDetect_Embedder *embedder);
 /// `k` nearest others by Euclidean distance, nearest first and ties by lower
 /// row: rows in `neighbours[i * k + j]` (-1 where there are fewer), distances
 /// in `distances[i * k + j]`. Exact (every pair) up to `exact_limit` vectors;
-/// above, through an HNSW graph (hnswlib; M 16, ef_construction 100, ef 64 or
-/// 4k) built in row order on the calling thread from a fixed seed, then
-/// searched from one thread per core (each search reads the finished graph
-/// only): the same answer on every run and at any thread count. `vectors`
-/// must stay valid and unchanged during the call (the graph refers to it).
-int CFaceDetect_Neighbours(const float *vectors, size_t count, int dim, int k, size_t exact_limit,
-                           int32_t *neighbours, float *distances, char **message);
+/// above, through an HNSW graph (hnswlib; M 16, ef_construction
+/// `build_effort`, 0 for the default 40; ef 64 or 4k) built in row order on
+/// the calling thread from a fixed seed, then searched from `threads`
+/// threads (0: one per core; each search reads the finished graph only): the
+/// same answer on every run and at any thread count. `vectors` must stay
+/// valid and unchanged during the call (the graph refers to it).
+int CFaceDetect_Neighbours(const float *vectors, size_t count, int dim, int k, size_t exact_limit, int build_effort,
+                           int threads, int32_t *neighbours, float *distances, char **message);
 
 /// Frees boxes and messages the shim handed out.
 void CFaceDetect_Free(void *pointer);

@@ -85,6 +85,12 @@ public struct PeopleRule: Sendable, Equatable {
     public var neighbours = 16
     /// Exact search up to this many faces, an HNSW graph above.
     public var exactLimit = 5_000
+    /// The graph's ef_construction (0: the shim's default, 40). The
+    /// benchmark sets it to compare builds (`facecrop-bench people N 100`).
+    public var buildEffort = 0
+    /// Threads that search the graph (0: one per core). The answer is the
+    /// same at any count (NeighboursTests).
+    public var threads = 0
 
     public init() {}
 }
@@ -96,12 +102,11 @@ enum PeopleGroups {
         var sharpness: Double
     }
 
-    /// Each face's group (nil: none), groups numbered 0, 1, ... in the order
-    /// of their first face.
-    static func groups(_ embeddings: [Float], faces: [Candidate], rule: PeopleRule) throws(WriteFailure) -> [Int?] {
-        let count = faces.count
-        guard count > 1 else { return Array(repeating: nil, count: count) }
-        let k = min(rule.neighbours, count - 1)
+    /// Each of `count` descriptors' `k` nearest others (`CFaceDetect_Neighbours`):
+    /// rows (-1: none) and distances, `k` a row, nearest first.
+    static func neighbours(_ embeddings: [Float], count: Int, k: Int, rule: PeopleRule) throws(WriteFailure) -> (
+        ids: [Int32], distances: [Float]
+    ) {
         var ids = [Int32](repeating: -1, count: count * k)
         var distances = [Float](repeating: 0, count: count * k)
         var message: UnsafeMutablePointer<CChar>?
@@ -109,14 +114,24 @@ enum PeopleGroups {
             ids.withUnsafeMutableBufferPointer { ids in
                 distances.withUnsafeMutableBufferPointer { distances in
                     CFaceDetect_Neighbours(
-                        vectors.baseAddress, count, Int32(Embedding.size), Int32(k), rule.exactLimit, ids.baseAddress,
-                        distances.baseAddress, &message)
+                        vectors.baseAddress, count, Int32(Embedding.size), Int32(k), rule.exactLimit, Int32(rule.buildEffort),
+                        Int32(rule.threads), ids.baseAddress, distances.baseAddress, &message)
                 }
             }
         }
         guard status == 0 else {
             throw WriteFailure(reason: "grouping faces: " + takeMessage(message, fallback: "nearest neighbours failed", free: CFaceDetect_Free))
         }
+        return (ids, distances)
+    }
+
+    /// Each face's group (nil: none), groups numbered 0, 1, ... in the order
+    /// of their first face.
+    static func groups(_ embeddings: [Float], faces: [Candidate], rule: PeopleRule) throws(WriteFailure) -> [Int?] {
+        let count = faces.count
+        guard count > 1 else { return Array(repeating: nil, count: count) }
+        let k = min(rule.neighbours, count - 1)
+        let (ids, distances) = try neighbours(embeddings, count: count, k: k, rule: rule)
         // Close faces of each face, nearest first.
         func close(_ i: Int) -> [Int] {
             var found: [Int] = []
