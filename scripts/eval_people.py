@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """--people on the people dev set (the set the grouping was tuned on).
 
-Usage: scripts/eval_people.py PEOPLE_DEVSET DEVSET FACECROP_BINARY
+Usage: scripts/eval_people.py PEOPLE_DEVSET DEVSET FACECROP_BINARY [--detectors D,D...]
+
+With --detectors (e.g. yunet,centerface), only part 1, and only the rows
+`--detector D --model models/... --min-face 20`, each with the run's CPU time
+(user + system of facecrop) per crop: how `FACECROP_CHIP_LANDMARKS=detector`
+(in the environment, passed on to facecrop) was compared with the default.
 
 1. Its README's measure: PEOPLE_DEVSET/images under people/ and DEVSET/images
    under strangers/ in one temporary input folder, facecrop --people run on it
@@ -14,11 +19,19 @@ Usage: scripts/eval_people.py PEOPLE_DEVSET DEVSET FACECROP_BINARY
    counts the shrunk faces whose person is the one most of that person's other
    photos have.
 """
-import collections, json, os, shutil, subprocess, sys, tempfile, time
+import collections, json, os, resource, shutil, subprocess, sys, tempfile, time
 
 devset, strangers, binary = sys.argv[1:4]
+detectors = sys.argv[5].split(",") if len(sys.argv) > 5 and sys.argv[4] == "--detectors" else None
 truth = json.load(open(os.path.join(devset, "truth.json")))
-yunet = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "face_detection_yunet_2023mar.onnx")
+models = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
+yunet = os.path.join(models, "face_detection_yunet_2023mar.onnx")
+model_files = {"yunet": yunet, "centerface": os.path.join(models, "centerface.onnx")}
+
+
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run(photos, out, options):
@@ -38,20 +51,32 @@ with tempfile.TemporaryDirectory() as tmp:
     shutil.copytree(os.path.join(devset, "images"), os.path.join(photos, "people"))
     shutil.copytree(os.path.join(strangers, "images"), os.path.join(photos, "strangers"))
     print("People dev set (tuned on) with the detection dev set's photos as strangers:")
-    print("setting | faces found | crops (strangers) | people recovered | pairwise P / R / F | BCubed F | strangers in a group | s")
-    for name, options in [("default", []), ("--min-face 20", ["--min-face", "20"]),
-                          ("yunet --min-face 20", ["--detector", "yunet", "--model", yunet, "--min-face", "20"])]:
+    print("setting | faces found | crops (strangers) | people recovered | pairwise P / R / F | BCubed "
+          + ("P / R / F" if detectors else "F") + " | strangers in a group | s")
+    settings = [("default", []), ("--min-face 20", ["--min-face", "20"]),
+                ("yunet --min-face 20", ["--detector", "yunet", "--model", yunet, "--min-face", "20"])]
+    if detectors:
+        settings = [(f"{d} --min-face 20", ["--detector", d, "--model", model_files[d], "--min-face", "20"])
+                    for d in detectors]
+        print("(and the CPU seconds of the run, user + system, per crop in ms, after the s)")
+    for name, options in settings:
         out = os.path.join(tmp, "out-" + name.replace(" ", "_"))
+        before = cpu()
         seconds = run(photos, out, options)
+        used = cpu() - before
         lines = score(out)
         found = lines[0].split(";")[0].split(":")[1].strip()
         crops = lines[0].split(";")[1].split(":")[1].strip()
         recovered = lines[1].split(":")[1].split(" of")[0].strip()
         kv = dict(x.split("=") for x in lines[-1].split())
-        bf = lines[2].split("BCubed:")[1].split("F")[1].strip()
+        bcubed = lines[2].split("BCubed:")[1].split()
+        bf = bcubed[5] if not detectors else f"{bcubed[1]} / {bcubed[3]} / {bcubed[5]}"
         merged = lines[3].split(":")[1].strip()
         print(f"{name} | {found} | {crops} | {recovered} | {kv['precision']} / {kv['recall']} / {kv['F']} | {bf} | "
-              f"{merged} ({float(kv['strangers_merged']) * 100:.1f} %) | {seconds:.0f}")
+              f"{merged} ({float(kv['strangers_merged']) * 100:.1f} %) | {seconds:.0f}"
+              + (f" | {used / max(1, int(crops.split()[0])) * 1000:.0f} ms/crop" if detectors else ""))
+    if detectors:
+        sys.exit(0)
 
     print()
     print("Smallest face that still joins its person (the person's first photo shrunk, the rest as they are):")

@@ -5,11 +5,13 @@
 // documented architecture so that the model file deserializes into it.
 #include "CFaceDetect.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <new>
 #include <string>
+#include <vector>
 #include <sys/stat.h>
 
 #include <dlib/dnn.h>
@@ -79,6 +81,14 @@ void singleThreadedBLAS() {
     if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
 }
 
+// Where the five points YuNet and CenterFace give (eye centres, nose tip,
+// mouth corners, in FaceLandmarks' order: the eye nearer the image's left
+// first) lie on average in dlib's own 150 px chip with padding 0.25, the chip
+// get_face_chip_details makes from its 5-point predictor's parts: measured by
+// scripts/chip-template on the people dev set's and Fixtures' faces (see
+// docs/people.md, "Which landmarks make the chip").
+const double chipTemplate[10] = {45.90, 47.45, 101.08, 46.95, 73.41, 79.19, 50.19, 105.20, 96.91, 104.59};
+
 } // namespace
 
 struct CFaceDetect_Embedder {
@@ -125,7 +135,7 @@ extern "C" int CFaceDetect_EmbedderNew(const char *recognition, const char *land
 
 extern "C" int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const uint8_t *rgb, int width, int height,
                                  size_t stride, double box_x, double box_y, double box_width, double box_height,
-                                 float *out, char **message) {
+                                 const float *points, float *out, char **message) {
     return guardedDlib(message, [&]() -> int {
         if (!embedder || !rgb || !out || width < 1 || height < 1 || stride < static_cast<size_t>(width) * 3 ||
             !(box_width > 0) || !(box_height > 0)) {
@@ -138,10 +148,28 @@ extern "C" int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const uint8_t *
                 image(y, x) = dlib::rgb_pixel(row[3 * x], row[3 * x + 1], row[3 * x + 2]);
             }
         }
-        dlib::drectangle box(box_x, box_y, box_x + box_width - 1, box_y + box_height - 1);
-        dlib::full_object_detection shape = embedder->landmarks(image, box);
+        dlib::chip_details details;
+        if (points) {
+            // The detector's points: the similarity transform that puts them
+            // nearest (least squares) to where they lie in dlib's own chip.
+            std::vector<dlib::dpoint> inChip, inImage;
+            for (int i = 0; i < 5; i++) {
+                if (!std::isfinite(points[2 * i]) || !std::isfinite(points[2 * i + 1])) {
+                    return report(CFaceDetect_BadArgument, message, "a landmark is not a number");
+                }
+                inChip.emplace_back(chipTemplate[2 * i], chipTemplate[2 * i + 1]);
+                inImage.emplace_back(points[2 * i], points[2 * i + 1]);
+            }
+            details = dlib::chip_details(inChip, inImage, dlib::chip_dims(150, 150));
+            if (!(details.rect.width() > 1) || !std::isfinite(details.angle)) {
+                return report(CFaceDetect_BadArgument, message, "the landmarks make no chip (they coincide)");
+            }
+        } else {
+            dlib::drectangle box(box_x, box_y, box_x + box_width - 1, box_y + box_height - 1);
+            details = dlib::get_face_chip_details(embedder->landmarks(image, box), 150, 0.25);
+        }
         dlib::matrix<dlib::rgb_pixel> chip;
-        dlib::extract_image_chip(image, dlib::get_face_chip_details(shape, 150, 0.25), chip);
+        dlib::extract_image_chip(image, details, chip);
         dlib::matrix<float, 0, 1> descriptor = embedder->network(chip);
         if (descriptor.size() != CFaceDetect_EmbeddingSize) {
             return report(CFaceDetect_OpenCVError, message, "the network gave no 128-number descriptor");

@@ -162,10 +162,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             uint8_t *rgb = malloc(300 * 300 * 3);
             if (CVipsShim_WarpRGB(image, &region, rgb, 300 * 300 * 3, &message) == CVipsShim_OK) {
                 float *out = descriptors[described % 64];
-                if (CFaceDetect_Embed(embedder, rgb, 300, 300, 900, 75, 75, 150, 150, out, &message) == CFaceDetect_OK) {
+                if (CFaceDetect_Embed(embedder, rgb, 300, 300, 900, 75, 75, 150, 150, NULL, out, &message) == CFaceDetect_OK) {
                     described++;
                 } else {
                     CFaceDetect_Free(message);
+                }
+                message = NULL;
+                // The detector's five points instead (FACECROP_CHIP_LANDMARKS=detector):
+                // a face's, one reaching past the region's edge (these two run the
+                // network, so on the first image only), all in one place (no chip:
+                // an error) and one not a number (an error).
+                static int pointsEmbedded = 0;
+                const float five[4][10] = {
+                    {120, 130, 180, 130, 150, 165, 125, 195, 175, 195},
+                    {-40, 250, 330, 260, 310, 320, 200, 340, 290, 360},
+                    {150, 150, 150, 150, 150, 150, 150, 150, 150, 150},
+                    {120, 130, 180, 130, NAN, 165, 125, 195, 175, 195},
+                };
+                for (int p = pointsEmbedded++ ? 2 : 0; p < 4; p++) {
+                    if (CFaceDetect_Embed(embedder, rgb, 300, 300, 900, 75, 75, 150, 150, five[p], out, &message) ==
+                        CFaceDetect_OK) {
+                        described++;
+                    } else {
+                        CFaceDetect_Free(message);
+                    }
+                    message = NULL;
                 }
             } else {
                 CVipsShim_Free(message);

@@ -257,10 +257,15 @@ int CFaceDetect_EmbedderNew(const char *recognition, const char *landmarks, CFac
 /// The descriptor of the face in `box_*` (pixels of the given 8-bit RGB
 /// image, `stride` bytes a row): dlib's five points found in the box, the
 /// 150 px chip with padding 0.25 they define, and the network on it. Writes
-/// CFaceDetect_EmbeddingSize floats to `out`.
+/// CFaceDetect_EmbeddingSize floats to `out`. With `points` (NULL: none), 10
+/// floats in the image's pixels (x, y of the left-in-image eye centre, the
+/// right eye centre, the nose tip, the left and right mouth corners, as YuNet
+/// and CenterFace give them), the chip is made from those instead: the
+/// similarity transform (least squares) that puts them where they lie on
+/// average in dlib's chip; the predictor is not run and the box is unused.
 int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const uint8_t *rgb, int width, int height, size_t stride,
-                      double box_x, double box_y, double box_width, double box_height, float *out,
-                      char **message);
+                      double box_x, double box_y, double box_width, double box_height, const float *points,
+                      float *out, char **message);
 
 void CFaceDetect_EmbedderClose(CFaceDetect_Embedder *embedder);
 

@@ -98,18 +98,50 @@ final class Embedder {
         return Affine2D(k, 0, Double(regionSide) / 2 - k * cx, 0, k, Double(regionSide) / 2 - k * cy)
     }
 
+    /// Which five points make the chip, read once from the environment
+    /// (the one place): `FACECROP_CHIP_LANDMARKS=detector` uses the
+    /// detector's own points where it found all five (YuNet, CenterFace);
+    /// anything else, and always for faces without them (the cascades), dlib's
+    /// 5-point predictor on the box. An internal switch for measuring (see
+    /// docs/people.md, "Which landmarks make the chip"), not an option: the
+    /// descriptors a dataset keeps do not record which was used.
+    static let chipFromDetector = ProcessInfo.processInfo.environment["FACECROP_CHIP_LANDMARKS"] == "detector"
+
+    /// The points `embed` makes the chip from for a face with `landmarks`
+    /// (photo pixels): nil, dlib's predictor.
+    static func chipLandmarks(_ landmarks: FaceLandmarks?) -> FaceLandmarks? {
+        guard chipFromDetector, let landmarks, landmarks.estimated.isEmpty else { return nil }
+        return landmarks
+    }
+
     /// The descriptor of the face `box` (photo pixels) from `rgb`, the region
-    /// `region(of: box)` maps out of the photo.
-    func embed(_ rgb: RGBImage, box: PixelRect, source: String) throws(FaceCropError) -> Embedding {
+    /// `region(of: box)` maps out of the photo; the chip from `landmarks`
+    /// (photo pixels, pixel-centre coordinates) when given, else from dlib's
+    /// five points found in the box.
+    func embed(_ rgb: RGBImage, box: PixelRect, landmarks: FaceLandmarks? = nil, source: String) throws(FaceCropError)
+        -> Embedding
+    {
         let k = Double(Self.regionSide) / (2 * Double(max(box.width, box.height)))
         let (w, h) = (k * Double(box.width), k * Double(box.height))
+        let toRegion = Self.region(of: box)
+        let points: [Float]? = landmarks.map { marks in
+            marks.points.flatMap { p -> [Float] in
+                let q = toRegion.apply(Point2D(p.x + 0.5, p.y + 0.5))
+                return [Float(q.x - 0.5), Float(q.y - 0.5)]
+            }
+        }
         var out = [Float](repeating: 0, count: Embedding.size)
         var message: UnsafeMutablePointer<CChar>?
         let status = rgb.pixels.withUnsafeBufferPointer { pixels in
             out.withUnsafeMutableBufferPointer { values in
-                CFaceDetect_Embed(
-                    handle, pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3,
-                    (Double(rgb.width) - w) / 2, (Double(rgb.height) - h) / 2, w, h, values.baseAddress, &message)
+                func call(_ five: UnsafePointer<Float>?) -> Int32 {
+                    CFaceDetect_Embed(
+                        handle, pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3,
+                        (Double(rgb.width) - w) / 2, (Double(rgb.height) - h) / 2, w, h, five, values.baseAddress,
+                        &message)
+                }
+                guard let points else { return call(nil) }
+                return points.withUnsafeBufferPointer { call($0.baseAddress) }
             }
         }
         guard status == 0 else {

@@ -75,7 +75,9 @@ struct WriteStage {
                         let region = try picture.warpRGB(
                             fromDecode.then(Embedder.region(of: faces[index].box)), side: Embedder.regionSide,
                             fill: .edge, source: source)
-                        records[index].embedding = try embedder.embed(region, box: faces[index].box, source: source)
+                        records[index].embedding = try embedder.embed(
+                            region, box: faces[index].box, landmarks: Embedder.chipLandmarks(faces[index].landmarks),
+                            source: source)
                     }
                 }
             }

@@ -14,9 +14,10 @@ struct PeopleTests {
     /// Where scripts/fetch-dlib-models put the models (scripts/test runs it).
     let models = packageRoot.appendingPathComponent("models").path
 
-    func run(_ arguments: [String]) throws -> RunResult {
+    func run(_ arguments: [String], chipLandmarks: String? = nil) throws -> RunResult {
         var environment = ProcessInfo.processInfo.environment
         environment["FACECROP_DLIB_MODELS"] = models
+        environment["FACECROP_CHIP_LANDMARKS"] = chipLandmarks
         let result = try runFaceCrop(arguments, environment: environment)
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return result
@@ -78,6 +79,34 @@ struct PeopleTests {
         #expect(person(found, "basketball1.png") != nil)
         #expect(person(found, "basketball1.png") == person(found, "basketball2.png"))
         #expect(found.contains { $0.source == "astronaut.jpg" } && person(found, "astronaut.jpg") == nil)
+    }
+
+    /// FACECROP_CHIP_LANDMARKS=detector: YuNet's five points make the chip
+    /// (other descriptors, the same two people); the cascade has none, so its
+    /// descriptors stay the predictor's, byte for byte.
+    @Test func theDetectorsPointsMakeTheChipOnlyWhenAskedAndWhereThereAreFive() throws {
+        let (work, photos) = try photos(["astronaut.jpg", "astronaut-large.jpg", "grace_hopper.jpg", "two-people.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let yunet = ["--detector", "yunet", "--model", packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path]
+        var descriptors: [String: Data] = [:]
+        for (name, options, chip) in [
+            ("cascade", [String](), nil), ("cascade-detector", [], "detector"), ("yunet", yunet, nil),
+            ("yunet-detector", yunet, "detector"),
+        ] as [(String, [String], String?)] {
+            let output = work.appendingPathComponent(name)
+            _ = try run([photos.path, "-o", output.path, "-q", "--people"] + options, chipLandmarks: chip)
+            descriptors[name] = try Data(contentsOf: output.appendingPathComponent("embeddings.npy"))
+            if name.hasPrefix("yunet") {
+                let found = try faces(output)
+                #expect(found.count == 5)
+                #expect(person(found, "astronaut.jpg") != nil)
+                #expect(person(found, "astronaut-large.jpg") == person(found, "astronaut.jpg"))
+                #expect(person(found, "grace_hopper.jpg") != nil)
+                #expect(person(found, "grace_hopper.jpg") != person(found, "astronaut.jpg"))
+            }
+        }
+        #expect(descriptors["cascade-detector"] == descriptors["cascade"])
+        #expect(descriptors["yunet-detector"] != descriptors["yunet"])
     }
 
     @Test func aRerunIsByteIdenticalAndIdsSurviveAddedPhotos() throws {
