@@ -8,8 +8,11 @@ import Foundation
 /// again with its faces' rows and people (and, with `--keep-person` and
 /// `--split-by person`, their crops removed or moved).
 enum PeopleStep {
-    /// The settings' `people` member: which descriptor the embeddings are.
-    static let settingsValue = "dlib-resnet-v1"
+    /// The settings' `people` member: which descriptor the embeddings are
+    /// (and, with the measuring switch `FACECROP_CHIP_LANDMARKS=detector`,
+    /// that their chips came from the detector's points, so a dataset made
+    /// either way is not reused for the other).
+    static var settingsValue: String { Embedder.chipFromDetector ? "dlib-resnet-v1-detector-chip" : "dlib-resnet-v1" }
     /// Where the next fresh id's number is kept, in the dataset's own folder.
     static let counterName = "people.json"
 
