@@ -29,24 +29,26 @@ public enum DedupBench {
         var figures = Figures(faces: count, duplicates: 0, generateSeconds: seconds(generated - started), indexSeconds: 0, indexCPUSeconds: 0, indexPeakMB: 0)
         var indexed: [Int?]?
         if index {
-            let cpu = cpuSeconds()
-            let clock = ContinuousClock.now
-            let keepers = Dedup.keepers(faces, threshold: threshold)
-            figures.indexSeconds = seconds(ContinuousClock.now - clock)
-            figures.indexCPUSeconds = cpuSeconds() - cpu
+            let (keepers, wall, cpu) = timed { Dedup.keepers(faces, threshold: threshold) }
+            (figures.indexSeconds, figures.indexCPUSeconds) = (wall, cpu)
             figures.indexPeakMB = peakMB()
             figures.duplicates = keepers.count { $0 != nil }
             indexed = keepers
         }
         if pairwise {
-            let cpu = cpuSeconds()
-            let clock = ContinuousClock.now
-            let keepers = Dedup.pairwiseKeepers(faces, threshold: threshold)
-            figures.pairwiseSeconds = seconds(ContinuousClock.now - clock)
-            figures.pairwiseCPUSeconds = cpuSeconds() - cpu
+            let (keepers, wall, cpu) = timed { Dedup.pairwiseKeepers(faces, threshold: threshold) }
+            (figures.pairwiseSeconds, figures.pairwiseCPUSeconds) = (wall, cpu)
             if let indexed { figures.same = indexed == keepers } else { figures.duplicates = keepers.count { $0 != nil } }
         }
         return figures
+    }
+
+    /// `body`'s result, with the wall and CPU seconds it took.
+    private static func timed<T>(_ body: () -> T) -> (T, Double, Double) {
+        let cpu = cpuSeconds()
+        let clock = ContinuousClock.now
+        let result = body()
+        return (result, seconds(ContinuousClock.now - clock), cpuSeconds() - cpu)
     }
 
     static func generate(_ count: Int, seed: UInt64) -> [DedupFace] {

@@ -33,7 +33,7 @@ struct PeopleFileTests {
         ParseCase(text: "alice = \(hashA) 1,2,3", statements: [],
                   error: "'p.txt' line 1: '1,2,3' is not a face box x,y,w,h (whole pixels, w and h above 0)"),
         ParseCase(text: "alice = \(hashA)", statements: [],
-                  error: "'p.txt' line 1: expected '<sha256> <x>,<y>,<w>,<h>', got '\(hashA)'"),
+                  error: "'p.txt' line 1: expected '<sha256> <x>,<y>,<w>,<h> [t=<seconds>]', got '\(hashA)'"),
         ParseCase(text: "alice =   # no face", statements: [],
                   error: "'p.txt' line 1: expected 'NAME = FACE', 'NAME: FACE', 'not NAME: FACE', 'ignore = FACE' or 'ignore: FACE' (FACE: '<sha256> <x>,<y>,<w>,<h>'): the face after '=' is missing"),
         ParseCase(text: " = \(face)", statements: [],
