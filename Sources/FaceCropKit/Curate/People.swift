@@ -95,7 +95,7 @@ public struct PeopleRule: Sendable, Equatable {
     public init() {}
 }
 
-enum PeopleGroups {
+package enum PeopleGroups {
     struct Candidate {
         var photo: Int
         var side: Int
@@ -104,7 +104,7 @@ enum PeopleGroups {
 
     /// Each of `count` descriptors' `k` nearest others (`CFaceDetect_Neighbours`):
     /// rows (-1: none) and distances, `k` a row, nearest first.
-    static func neighbours(_ embeddings: [Float], count: Int, k: Int, rule: PeopleRule) throws(WriteFailure) -> (
+    package static func neighbours(_ embeddings: [Float], count: Int, k: Int, rule: PeopleRule) throws(WriteFailure) -> (
         ids: [Int32], distances: [Float]
     ) {
         var ids = [Int32](repeating: -1, count: count * k)

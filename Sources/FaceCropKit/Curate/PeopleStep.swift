@@ -7,7 +7,7 @@ import Foundation
 /// and corrected (`PeopleCorrections.apply`); pass 2 writes every record
 /// again with its faces' rows and people (and, with `--keep-person` and
 /// `--split-by person`, their crops removed or moved).
-enum PeopleStep {
+package enum PeopleStep {
     /// The settings' `people` member: which descriptor the embeddings are
     /// (and, with the measuring switch `FACECROP_CHIP_LANDMARKS=detector`,
     /// that their chips came from the detector's points, so a dataset made
@@ -112,7 +112,7 @@ enum PeopleStep {
     }
 
     /// The faces grouped by `rule`, each group given its id.
-    static func group(_ grouping: PeopleGrouping, rule: PeopleRule) throws(WriteFailure) -> PeopleGrouping {
+    package static func group(_ grouping: PeopleGrouping, rule: PeopleRule) throws(WriteFailure) -> PeopleGrouping {
         var photos: [String: Int] = [:]
         let candidates = grouping.faces.map { face in
             let photo = photos[face.handle.sha256] ?? photos.count
