@@ -133,11 +133,9 @@ package enum PeopleStep {
         _ grouping: PeopleGrouping, store: StateStore, output: String, settingsHash: String, settings: JSON,
         curation: Curation, temporaries: TemporaryFiles
     ) throws(WriteFailure) -> Result {
-        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
-        let state = try store.writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
-        var counts = RunCounts()
         var row = 0
-        for var record in store.records {
+        let counts = try store.rewrite(output: output, settingsHash: settingsHash, settings: settings, temporaries: temporaries) {
+            _, record throws(WriteFailure) in
             for position in record.faces.indices {
                 var face = record.faces[position]
                 face.embeddingRow = nil
@@ -152,13 +150,7 @@ package enum PeopleStep {
                 }
                 record.faces[position] = face
             }
-            counts.add(record)
-            let lines = Manifest.lines(of: record)
-            try state.append(record, lines: lines)
-            try manifest.append(lines)
         }
-        try manifest.commit()
-        try state.commit()
         try writeCounter(store, grouping.nextNumber, temporaries: temporaries)
         let people = Set(grouping.faces.compactMap(\.person)).count
         return Result(counts: counts, people: people, grouped: grouping.faces.count { $0.person != nil })
