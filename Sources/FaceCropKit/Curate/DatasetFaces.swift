@@ -15,7 +15,7 @@ struct DatasetFace {
     var handle: Rejection
     /// A video's crop: its sample's time and track.
     var video: VideoFace?
-    /// The manifest line's other fields (JSONSerialization's types).
+    /// The manifest line's other fields (JSONReading's types).
     var fields: [String: Any]
 
     /// The comment facecrop writes after a curation line about this face.

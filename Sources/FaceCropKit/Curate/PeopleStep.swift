@@ -188,8 +188,7 @@ package enum PeopleStep {
     }
 
     static func readCounter(_ store: StateStore) -> Int {
-        guard let data = FileManager.default.contents(atPath: store.root + "/" + counterName),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let next = object["next_person"] as? Int
+        guard let object = JSONReading.object(atPath: store.root + "/" + counterName), let next = object["next_person"] as? Int
         else { return 1 }
         return max(1, next)
     }
