@@ -1,9 +1,9 @@
 // facecrop-bench people N: --people's grouping on N generated descriptors
-// (FaceCropKit.PeopleBench); prints one JSON line with the times and the
-// peak resident memory. Used by scripts/bench-people. `names N`: the people
-// file's step; `dedup N [both|index|pairwise]`: --dedup's grouping
-// (FaceCropKit.DedupBench), the index, the pairwise reference, or both.
-import FaceCropKit
+// (PeopleBench); prints one JSON line with the times and the peak resident
+// memory. Used by scripts/bench-people. `names N`: the people file's step
+// (NamesBench); `dedup N [both|index|pairwise]`: --dedup's grouping
+// (DedupBench), the index, the pairwise reference, or both. The inputs come
+// from FaceCropKit's Generated/ folder, which the tests share.
 import Foundation
 
 let arguments = CommandLine.arguments
@@ -25,12 +25,6 @@ else {
         Data("usage: facecrop-bench people N [EFFORT] [recall] | names N | dedup N [both|index|pairwise]\n".utf8))
     exit(64)
 }
-func peakMB() -> Int {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map { $0.split(separator: " ")[1] } ?? "0"
-    return Int(peak)! / 1024
-}
-// facecrop-bench names N: the people file's step on N faces (FaceCropKit.NamesBench).
 if arguments[1] == "names" {
     let figures = NamesBench.run(faces: count)
     print(
@@ -52,12 +46,10 @@ if arguments[1] == "dedup" {
     exit(figures.same == false ? 1 : 0)
 }
 let figures = try PeopleBench.run(faces: count, buildEffort: effort, recall: wantsRecall)
-let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map { $0.split(separator: " ")[1] } ?? "0"
 print(
     "{\"faces\": \(figures.faces), \"people\": \(figures.people), \"grouped\": \(figures.grouped), "
         + "\"generate_s\": \(String(format: "%.2f", figures.generateSeconds)), "
-        + "\"group_s\": \(String(format: "%.2f", figures.groupSeconds)), \"peak_rss_mb\": \(Int(peak)! / 1024), "
+        + "\"group_s\": \(String(format: "%.2f", figures.groupSeconds)), \"peak_rss_mb\": \(peakMB()), "
         + "\"pairwise_p\": \(String(format: "%.4f", figures.pairwise.precision)), "
         + "\"pairwise_r\": \(String(format: "%.4f", figures.pairwise.recall)), "
         + "\"pairwise_f\": \(String(format: "%.4f", figures.pairwise.f)), "

@@ -67,10 +67,10 @@ enum ConfigFile {
 
     private static func applyJSON(_ text: String, path: String, to options: inout Options) throws(FaceCropError) {
         let parsed: Any
-        do {
-            parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        do throws(JSONReadingError) {
+            parsed = try JSONReading.value(Data(text.utf8))
         } catch {
-            throw .usage("config file '\(path)' is not valid JSON: \((error as NSError).localizedDescription)")
+            throw .usage("config file '\(path)' is not valid JSON: \(error.reason)")
         }
         guard let object = parsed as? [String: Any] else {
             throw .usage("config file '\(path)' must hold one JSON object of options")

@@ -22,8 +22,7 @@ struct ShardRuns {
     /// adds nothing but its count (`shards` then exceeds the runs read).
     mutating func add(statsAt path: String) {
         shards += 1
-        guard let data = FileManager.default.contents(atPath: path),
-            let stats = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        guard let stats = JSONReading.object(atPath: path),
             let run = stats["run"] as? [String: Any]
         else { return }
         func number(_ key: String) -> Double? { (run[key] as? NSNumber)?.doubleValue }

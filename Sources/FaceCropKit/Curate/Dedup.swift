@@ -117,7 +117,7 @@ public enum Dedup {
     /// `keepers` by comparing every pair of faces: what `--dedup` did before
     /// the index, kept as the reference the tests and `facecrop-bench dedup`
     /// hold it to.
-    static func pairwiseKeepers(_ faces: [DedupFace], threshold: Int) -> [Int?] {
+    package static func pairwiseKeepers(_ faces: [DedupFace], threshold: Int) -> [Int?] {
         var groups = UnionFind(count: faces.count)
         let hashes = faces.map(\.hash.bits)
         for i in hashes.indices {

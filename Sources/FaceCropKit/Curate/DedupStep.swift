@@ -38,19 +38,10 @@ enum DedupStep {
             }
         }
         // Pass 3: every record regrouped, written anew.
-        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
-        let state = try store.writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
-        var counts = RunCounts()
-        for (number, var record) in store.records.enumerated() {
+        return try store.rewrite(output: output, settingsHash: settingsHash, settings: settings, temporaries: temporaries) {
+            number, record throws(WriteFailure) in
             try regroup(&record, keepers: keepers, index: keptBy[number] ?? [:], keptCrops: keptCrops, split: splits?[number], root: output)
-            counts.add(record)
-            let lines = Manifest.lines(of: record)
-            try state.append(record, lines: lines)
-            try manifest.append(lines)
         }
-        try manifest.commit()
-        try state.commit()
-        return counts
     }
 
     /// What `--dedup` knows of each face of the dataset (not rejected, with a

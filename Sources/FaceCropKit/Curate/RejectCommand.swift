@@ -37,32 +37,11 @@ enum RejectCommand {
         {
             return status
         }
-        guard settings.arguments.count >= 2 else {
-            return ArgumentReader.usageError("reject needs a dataset folder and at least one crop", usage: usage)
-        }
-        let dataset = settings.arguments[0]
-        let path = settings.rejections ?? (dataset as NSString).appendingPathComponent(RejectionsFile.defaultName)
-        let faces: [(rejection: Rejection, note: String)]
-        do throws(FaceCropError) {
-            let crops = try DatasetCrops(dataset: dataset)
-            faces = try settings.arguments.dropFirst().map { argument throws(FaceCropError) in try crops.face(argument) }
-        } catch {
-            if case .usage(let text) = error { return ArgumentReader.usageError(text, usage: usage) }
-            Terminal.stderr("facecrop: error: \(error.description)\n")
-            return error.exitStatus
-        }
-        do throws(RejectionsError) {
-            var file = try RejectionsFile.load(path: path)
-            let added = file.add(faces)
-            if added > 0 { try file.save(path: path, temporaries: temporaries) }
-            if !settings.quiet {
-                Terminal.stderr("facecrop: added \(added) rejection\(added == 1 ? "" : "s") to '\(path)'; the next run removes their crops\n")
-            }
-            return ExitStatus.success
-        } catch {
-            Terminal.stderr("facecrop: error: \(error.description)\n")
-            return ExitStatus.cannotCreate
-        }
+        return CurationCommand.append(
+            RejectionsFile.self, operands: settings.arguments, file: settings.rejections, defaultName: RejectionsFile.defaultName,
+            quiet: settings.quiet, temporaries: temporaries,
+            words: ("reject", "rejection", "the next run removes their crops", usage)
+        ) { $0 }
     }
 }
 
@@ -75,27 +54,9 @@ struct DatasetCrops {
 
     init(dataset: String) throws(FaceCropError) {
         self.dataset = dataset
-        let path = (dataset as NSString).appendingPathComponent(Manifest.fileName)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .inputMissing(path, reason: "no \(Manifest.fileName) here: not a facecrop dataset")
-        }
-        for line in data.split(separator: UInt8(ascii: "\n")) {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                let crop = object["crop"] as? String, let sha256 = object["sha256"] as? String,
-                let box = object["bbox"] as? [Int], box.count == 4, let source = object["source"] as? String,
-                let face = object["face"] as? Int
-            else { continue }
-            crops.append(crop)
-            // A video's crop: its sample's time, so its whole track is rejected.
-            let video = object["video"] as? Bool == true
-            let time = video ? object["time"] as? Double : nil
-            let track = video ? object["track"] as? Int : nil
-            faces[crop] = (
-                Rejection(sha256: sha256, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), time: time),
-                Rejection.note(
-                    photo: PhotoFinder.join(object["input"] as? String ?? "", source), face: face,
-                    video: time.map { VideoFace(time: $0, frame: 0, track: track ?? 0) })
-            )
+        for face in try DatasetFace.all(dataset: dataset) {
+            crops.append(face.crop)
+            faces[face.crop] = (face.handle, face.note)
         }
     }
 

@@ -1,3 +1,8 @@
+// Curate/: what a person or a rule takes out of or sorts in a dataset, photos and videos alike:
+// rejections.txt and `facecrop reject`, crops deleted by hand, --dedup's near-duplicate index
+// and step, --split, and the plain-text curation files' shared reading and writing
+// (CurationFile). It may use Model/, Output/ and Imaging/'s geometry; identity lives in People/.
+
 import Foundation
 
 /// One face a person rejected: the photo's content (its SHA-256, as in the
@@ -65,18 +70,6 @@ public struct Rejection: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A line of the rejections file that could not be read.
-public struct RejectionsError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    /// 1-based; 0 when the file as a whole could not be read or written.
-    public var line: Int
-    public var reason: String
-
-    public var description: String {
-        line > 0 ? "'\(file)' line \(line): \(reason)" : "'\(file)': \(reason)"
-    }
-}
-
 /// The rejections file: plain text meant for version control beside the
 /// photos, one entry a line:
 ///
@@ -89,7 +82,7 @@ public struct RejectionsError: Error, Sendable, Equatable, CustomStringConvertib
 /// lines are allowed. The lines are
 /// kept verbatim: adding entries appends lines and never rewrites, reorders
 /// or drops one a person wrote.
-public struct RejectionsFile: Sendable, Equatable {
+public struct RejectionsFile: CurationFile, Sendable, Equatable {
     public static let defaultName = "rejections.txt"
 
     /// Every line, as read (without line ends).
@@ -109,11 +102,7 @@ public struct RejectionsFile: Sendable, Equatable {
     /// Reads the file's text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(RejectionsError) -> RejectionsFile {
         var result = RejectionsFile()
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
-        }
-        if lines.last == "" { lines.removeLast() }
-        for (number, line) in lines.enumerated() {
+        for (number, line) in lines(of: text).enumerated() {
             if let entry = try entry(in: line, file: file, number: number + 1) { result.insert(entry) }
             result.lines.append(line)
         }
@@ -204,7 +193,7 @@ public struct RejectionsFile: Sendable, Equatable {
     /// `note` (e.g. the source and face) as its comment. Returns how many
     /// were added.
     @discardableResult
-    public mutating func add(_ faces: [(rejection: Rejection, note: String)]) -> Int {
+    public mutating func add(_ faces: [(Rejection, note: String)]) -> Int {
         var added = 0
         for (rejection, note) in faces where !contains(rejection) {
             lines.append(rejection.line(note: note))
@@ -226,34 +215,4 @@ public struct RejectionsFile: Sendable, Equatable {
 
     /// The file's text: every line, each ended by a newline.
     public var text: String { lines.map { $0 + "\n" }.joined() }
-
-    /// The file at `path`; an empty one when there is none.
-    public static func load(path: String) throws(RejectionsError) -> RejectionsFile {
-        guard FileManager.default.fileExists(atPath: path) else { return RejectionsFile() }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RejectionsError(file: path, line: 0, reason: "cannot read file: \(systemError(errno))")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw RejectionsError(file: path, line: 0, reason: "not UTF-8 text")
-        }
-        return try parse(text, file: path)
-    }
-
-    /// Writes the file at `path` under a temporary name beside it, then
-    /// renames it into place: a reader sees the old file or the new one.
-    public func save(path: String, temporaries: TemporaryFiles) throws(RejectionsError) {
-        // Beside it, not in the output's temporary folder: the file may lie
-        // on another file system (in the photos' repository).
-        let temporary = temporaries.make(beside: path)
-        defer { temporaries.forget(temporary) }
-        let bytes = Array(text.utf8)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        var code = fd >= 0 ? bytes.withUnsafeBytes { writeFully(fd, $0) } : errno
-        if fd >= 0, close(fd) != 0, code == 0 { code = errno }
-        if code == 0, rename(temporary, path) != 0 { code = errno }
-        guard code == 0 else {
-            unlink(temporary)
-            throw RejectionsError(file: path, line: 0, reason: "cannot write file: \(systemError(code))")
-        }
-    }
 }

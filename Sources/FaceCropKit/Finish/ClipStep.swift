@@ -234,7 +234,7 @@ enum ClipStep {
         guard let text = try? String(contentsOfFile: sidecar, encoding: .utf8) else { return [] }
         var clips: Set<String> = []
         for line in text.split(separator: "\n") {
-            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            if let object = JSONReading.object(Data(line.utf8)),
                 let clip = object["clip"] as? String
             {
                 clips.insert(clip)

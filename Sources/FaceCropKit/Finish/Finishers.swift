@@ -1,3 +1,7 @@
+// Finish/: what is made after the crops from the records read back one at a time: contact sheet,
+// report.html and the People page, alpha clips. It may use Model/, Output/, Curate/ and People/;
+// nothing but Run/ calls it.
+
 import CVipsShim
 import Foundation
 

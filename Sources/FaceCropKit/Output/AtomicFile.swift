@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Why a file could not be written.
-struct WriteFailure: Error, Sendable {
+package struct WriteFailure: Error, Sendable {
     var reason: String
     /// The errno behind it, when there is one.
     var code: Int32 = 0

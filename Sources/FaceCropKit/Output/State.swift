@@ -47,6 +47,28 @@ struct StateStore {
 
     /// The records of the state file as written, read one line at a time.
     var records: StateRecords { StateRecords(path: statePath) }
+
+    /// Every record again, in order, as `change` leaves it (given its number),
+    /// written to a new state file and manifest.jsonl, both put in place at
+    /// the end: the steps that run after the photos (`--dedup`, `--people`).
+    func rewrite(
+        output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles,
+        _ change: (Int, inout PhotoRecord) throws(WriteFailure) -> Void
+    ) throws(WriteFailure) -> RunCounts {
+        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
+        let state = try writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
+        var counts = RunCounts()
+        for (number, var record) in records.enumerated() {
+            try change(number, &record)
+            counts.add(record)
+            let lines = Manifest.lines(of: record)
+            try state.append(record, lines: lines)
+            try manifest.append(lines)
+        }
+        try manifest.commit()
+        try state.commit()
+        return counts
+    }
 }
 
 /// The state file being written: under a temporary name until `commit`,

@@ -22,12 +22,14 @@ struct Stats {
     /// `--split`'s names, in order: crops per split are counted under `splits`.
     var splitNames: [String] = []
 
-    static func settingsJSON(_ settings: CropSettings, cascadePath: String, modelPath: String? = nil) -> JSON {
+    /// `people`: with `--people`, what made the descriptors (`PeopleStep.settingsValue`),
+    /// so that a dataset grouped from other descriptors is processed again.
+    static func settingsJSON(_ settings: CropSettings, cascadePath: String, modelPath: String? = nil, people: String? = nil) -> JSON {
         var curation: [(String, JSON)] = []
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
         if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
-        if settings.people { curation.append(("people", .string(PeopleStep.settingsValue))) }
+        if settings.people, let people { curation.append(("people", .string(people))) }
         if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
         if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
         return .object([

@@ -1,3 +1,7 @@
+// Photo/: one photo's way through a worker: read, decode, detect, place (pure), write, one stage
+// a file, and the settings they share (CropSettings). It may use Model/, Imaging/, Detect/,
+// People/'s embedder and Output/.
+
 import CVipsShim
 import Foundation
 import Synchronization

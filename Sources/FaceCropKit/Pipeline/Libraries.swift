@@ -182,9 +182,7 @@ enum Libraries {
 
         /// Reads `path`; a sidecar that cannot be read or parsed gives nothing.
         init?(path: String) {
-            guard let data = FileManager.default.contents(atPath: path),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { return nil }
+            guard let object = JSONReading.object(atPath: path) else { return nil }
             if let time = object["photoTakenTime"] as? [String: Any] {
                 let stamp = (time["timestamp"] as? String).flatMap { Int($0) } ?? (time["timestamp"] as? Int)
                 taken = stamp.flatMap { CaptureTime(unixSeconds: $0) }

@@ -1,3 +1,6 @@
+// Run/: the main command as a short sequence, setup -> plan -> pipeline -> commit -> finish,
+// with --check, --dry-run and the floor benchmark. It may use every folder but CLI/.
+
 import Foundation
 
 /// `facecrop PHOTOS -o OUT`: setup -> plan -> pipeline -> commit -> finish,

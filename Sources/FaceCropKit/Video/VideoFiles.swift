@@ -1,3 +1,8 @@
+// Video/: videos as a source and clips as an output: which files are videos, ffmpeg located and
+// probed, frames sampled and read, faces tracked, the video stage of a worker (VideoStage) and
+// the cores it borrows, video rejections, and the alpha-clip encoder. A new sampling mode goes
+// here. It may use Model/, Imaging/, Detect/, Photo/'s stages, Curate/ and Output/.
+
 import Foundation
 
 /// Which files are videos, and the Live Photo rule.

@@ -108,7 +108,7 @@ struct VideoProbe: Equatable {
         guard result.status == 0 else {
             throw .videoFailed(source, reason: "ffprobe cannot read it" + FFmpeg.lastLines(result.stderr, count: 2))
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] else {
+        guard let object = JSONReading.object(Data(result.stdout)) else {
             throw .videoFailed(source, reason: "ffprobe's answer is not JSON")
         }
         return try parse(object, source: source)

@@ -19,7 +19,7 @@ struct DedupIndexTests {
     /// Codes at distance `distance` from `base`, spread over the chunks in
     /// several ways: evenly, all in one chunk, each chunk at its allowance
     /// at `radius` and one past it.
-    static func around(_ base: UInt64, distance: Int, radius: Int, random: inout PeopleBench.SplitMix) -> [UInt64] {
+    static func around(_ base: UInt64, distance: Int, radius: Int, random: inout SplitMix) -> [UInt64] {
         var spreads: [[Int]] = []
         spreads.append((0..<4).map { distance / 4 + ($0 < distance % 4 ? 1 : 0) })
         for chunk in 0..<4 where distance <= 16 { spreads.append((0..<4).map { $0 == chunk ? distance : 0 }) }
@@ -55,7 +55,7 @@ struct DedupIndexTests {
 
     @Test(arguments: [0, 1, 2, 3, 5, 6, 12, 13, 20, 24, 32])
     func indexFindsEveryPairOnceAsComparingEveryPairDoes(_ radius: Int) {
-        var random = PeopleBench.SplitMix(UInt64(radius) + 7)
+        var random = SplitMix(UInt64(radius) + 7)
         var codes: [UInt64] = []
         for _ in 0..<12 {
             let base = random.next()
@@ -90,7 +90,7 @@ struct DedupIndexTests {
     /// over and under 0.5; 60 faces of one photo and its copies; faces with
     /// no photo hash or no place.
     static func edgeFaces(threshold t: Int, seed: UInt64) -> [DedupFace] {
-        var random = PeopleBench.SplitMix(seed)
+        var random = SplitMix(seed)
         var faces: [DedupFace] = []
         let box = SIMD4<Float>(0.3, 0.3, 0.6, 0.6)
         // Moved right by a third of the side: IoU (1 - 1/3) / (1 + 1/3) = 0.5.
@@ -146,7 +146,7 @@ struct DedupIndexTests {
 
     @Test(arguments: [6, 12])
     func keepersAreThoseOfComparingEveryPairOnTheBenchmarksFaces(_ threshold: Int) {
-        let faces = DedupBench.generate(4000, seed: 3)
+        let faces = GeneratedDedup.faces(4000, seed: 3)
         let pairwise = Dedup.pairwiseKeepers(faces, threshold: threshold)
         #expect(Dedup.keepers(faces, threshold: threshold) == pairwise)
         #expect(pairwise.count { $0 != nil } > 200)

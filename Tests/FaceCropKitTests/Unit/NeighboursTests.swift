@@ -11,7 +11,7 @@ struct NeighboursTests {
 
     /// Rows, and each row's person (-1: a stranger).
     static func rows() -> (embeddings: [Float], person: [Int]) {
-        var random = PeopleBench.SplitMix(7)
+        var random = SplitMix(7)
         let dim = Embedding.size
         func unit(_ values: [Float]) -> [Float] {
             let norm = values.reduce(0) { $0 + $1 * $1 }.squareRoot()

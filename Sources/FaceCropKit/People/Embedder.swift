@@ -1,33 +1,6 @@
 import CFaceDetect
 import Foundation
 
-/// One face's descriptor from dlib's ResNet: 128 numbers; two faces of one
-/// person lie within about 0.6 of each other (Euclidean).
-struct Embedding: Sendable, Equatable {
-    static let size = Int(CFaceDetect_EmbeddingSize)
-    var values: [Float]
-
-    /// As stored in the state file: the floats' little-endian bytes, base64.
-    var base64: String {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(values.count * 4)
-        for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
-        return Data(bytes).base64EncodedString()
-    }
-
-    init(_ values: [Float]) { self.values = values }
-
-    init?(base64: String) {
-        guard let data = Data(base64Encoded: base64), data.count == Self.size * 4 else { return nil }
-        let bytes = [UInt8](data)
-        values = (0..<Self.size).map { i in
-            var bits: UInt32 = 0
-            for b in 0..<4 { bits |= UInt32(bytes[4 * i + b]) << (8 * UInt32(b)) }
-            return Float(bitPattern: bits)
-        }
-    }
-}
-
 /// Where `--people` finds dlib's two models (no flag): $FACECROP_DLIB_MODELS
 /// (a folder), the install's share folder (`PREFIX/share/facecrop/`, where
 /// scripts/install and the .deb put them), then `models/` in the current

@@ -1,6 +1,6 @@
 /// One face with a crop as grouping left it: its handle, the group it was
 /// put in (nil: unassigned) and its embedding.
-struct NamingFace: Sendable, Equatable {
+package struct NamingFace: Sendable, Equatable {
     var handle: Rejection
     var person: String?
     /// A slice of the grouping's one array of descriptors: no copy per face
@@ -19,9 +19,9 @@ struct NamingFace: Sendable, Equatable {
 }
 
 /// What the people file made of the grouping.
-struct NamingResult: Sendable, Equatable {
+package struct NamingResult: Sendable, Equatable {
     /// Per face, in the order given: a name, a group's id, or nil (no person).
-    var persons: [String?]
+    package var persons: [String?]
     /// Statements that name no face of the dataset, in file order: they stay
     /// in the file (the photo may come back) and are reported.
     var gone: [PeopleStatement]
@@ -48,7 +48,7 @@ struct NamingResult: Sendable, Equatable {
 ///   statement matches takes the name most of its photos give (ties: byte
 ///   order), as if that name were `NAME = F` for those faces; a group the
 ///   file names, ignores or corrects anywhere keeps what the file says.
-enum Naming {
+package enum Naming {
     enum Label: Hashable, Comparable {
         case name(String)
         case ignore
@@ -76,7 +76,7 @@ enum Naming {
         var forbidden: Set<String> = []
     }
 
-    static func apply(_ statements: [PeopleStatement], to faces: [NamingFace], sidecar: [Int: String] = [:]) -> NamingResult {
+    package static func apply(_ statements: [PeopleStatement], to faces: [NamingFace], sidecar: [Int: String] = [:]) -> NamingResult {
         var byPhoto: [String: [Int]] = [:]
         for (index, face) in faces.enumerated() { byPhoto[face.handle.sha256, default: []].append(index) }
         var states: [Int: FaceState] = [:]

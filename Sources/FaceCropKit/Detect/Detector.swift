@@ -1,3 +1,8 @@
+// Detect/: finding faces (and bodies and cat faces) in a grayscale image: the detectors over
+// CFaceDetect, their calibration from the development set, where their models are found,
+// --person-only's rule and YuNet's landmark order. A new detector goes here. It may use Imaging/
+// and Model/; Photo/ and Video/ call it.
+
 import CFaceDetect
 import Foundation
 

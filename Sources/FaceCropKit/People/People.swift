@@ -1,3 +1,8 @@
+// People/: identity. dlib's descriptors (Embedder), embeddings.npy, the grouping rule and its
+// neighbour search, the people file and naming (people.txt, Takeout names), the listing behind
+// `facecrop people` and the People page, and the `people` command. A new identity rule goes
+// here. It may use Model/, Output/, Curate/'s shared file code and Imaging/.
+
 import CFaceDetect
 
 /// A face as rejections.txt names one: its photo's content (SHA-256, as in
@@ -95,7 +100,7 @@ public struct PeopleRule: Sendable, Equatable {
     public init() {}
 }
 
-enum PeopleGroups {
+package enum PeopleGroups {
     struct Candidate {
         var photo: Int
         var side: Int
@@ -104,7 +109,7 @@ enum PeopleGroups {
 
     /// Each of `count` descriptors' `k` nearest others (`CFaceDetect_Neighbours`):
     /// rows (-1: none) and distances, `k` a row, nearest first.
-    static func neighbours(_ embeddings: [Float], count: Int, k: Int, rule: PeopleRule) throws(WriteFailure) -> (
+    package static func neighbours(_ embeddings: [Float], count: Int, k: Int, rule: PeopleRule) throws(WriteFailure) -> (
         ids: [Int32], distances: [Float]
     ) {
         var ids = [Int32](repeating: -1, count: count * k)

@@ -86,36 +86,11 @@ enum PeopleCommand {
 
     /// Appends the statement for each crop's face to the people file.
     private static func add(_ kind: PeopleStatement.Kind, settings: Settings, temporaries: TemporaryFiles) -> Int32 {
-        guard settings.arguments.count >= 2 else {
-            return ArgumentReader.usageError("people needs a dataset folder and at least one crop", usage: usage)
-        }
-        let dataset = settings.arguments[0]
-        let path = settings.peopleFile ?? (dataset as NSString).appendingPathComponent(PeopleFile.defaultName)
-        let faces: [(statement: PeopleStatement, note: String)]
-        do throws(FaceCropError) {
-            let crops = try DatasetCrops(dataset: dataset)
-            faces = try settings.arguments.dropFirst().map { argument throws(FaceCropError) in
-                let face = try crops.face(argument)
-                return (PeopleStatement(kind, face: face.rejection), face.note)
-            }
-        } catch {
-            if case .usage(let text) = error { return ArgumentReader.usageError(text, usage: usage) }
-            Terminal.stderr("facecrop: error: \(error.description)\n")
-            return error.exitStatus
-        }
-        do throws(PeopleFileError) {
-            var file = try PeopleFile.load(path: path)
-            let added = file.add(faces)
-            if added > 0 { try file.save(path: path, temporaries: temporaries) }
-            if !settings.quiet {
-                Terminal.stderr("facecrop: added \(added) statement\(added == 1 ? "" : "s") to '\(path)'; the next run with --people applies them\n")
-            }
-            return ExitStatus.success
-        } catch {
-            if error.line > 0 { return ArgumentReader.usageError(error.description, usage: usage) }
-            Terminal.stderr("facecrop: error: \(error.description)\n")
-            return ExitStatus.cannotCreate
-        }
+        CurationCommand.append(
+            PeopleFile.self, operands: settings.arguments, file: settings.peopleFile, defaultName: PeopleFile.defaultName,
+            quiet: settings.quiet, temporaries: temporaries,
+            words: ("people", "statement", "the next run with --people applies them", usage)
+        ) { PeopleStatement(kind, face: $0) }
     }
 }
 

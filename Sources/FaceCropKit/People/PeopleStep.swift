@@ -7,7 +7,7 @@ import Foundation
 /// and corrected (`PeopleCorrections.apply`); pass 2 writes every record
 /// again with its faces' rows and people (and, with `--keep-person` and
 /// `--split-by person`, their crops removed or moved).
-enum PeopleStep {
+package enum PeopleStep {
     /// The settings' `people` member: which descriptor the embeddings are
     /// (and, with the measuring switch `FACECROP_CHIP_LANDMARKS=detector`,
     /// that their chips came from the detector's points, so a dataset made
@@ -112,7 +112,7 @@ enum PeopleStep {
     }
 
     /// The faces grouped by `rule`, each group given its id.
-    static func group(_ grouping: PeopleGrouping, rule: PeopleRule) throws(WriteFailure) -> PeopleGrouping {
+    package static func group(_ grouping: PeopleGrouping, rule: PeopleRule) throws(WriteFailure) -> PeopleGrouping {
         var photos: [String: Int] = [:]
         let candidates = grouping.faces.map { face in
             let photo = photos[face.handle.sha256] ?? photos.count
@@ -133,11 +133,9 @@ enum PeopleStep {
         _ grouping: PeopleGrouping, store: StateStore, output: String, settingsHash: String, settings: JSON,
         curation: Curation, temporaries: TemporaryFiles
     ) throws(WriteFailure) -> Result {
-        let manifest = try JSONLinesWriter(outputRoot: output, name: Manifest.fileName, temporaries: temporaries)
-        let state = try store.writer(settingsHash: settingsHash, settings: settings, temporaries: temporaries)
-        var counts = RunCounts()
         var row = 0
-        for var record in store.records {
+        let counts = try store.rewrite(output: output, settingsHash: settingsHash, settings: settings, temporaries: temporaries) {
+            _, record throws(WriteFailure) in
             for position in record.faces.indices {
                 var face = record.faces[position]
                 face.embeddingRow = nil
@@ -152,13 +150,7 @@ enum PeopleStep {
                 }
                 record.faces[position] = face
             }
-            counts.add(record)
-            let lines = Manifest.lines(of: record)
-            try state.append(record, lines: lines)
-            try manifest.append(lines)
         }
-        try manifest.commit()
-        try state.commit()
         try writeCounter(store, grouping.nextNumber, temporaries: temporaries)
         let people = Set(grouping.faces.compactMap(\.person)).count
         return Result(counts: counts, people: people, grouped: grouping.faces.count { $0.person != nil })
@@ -196,8 +188,7 @@ enum PeopleStep {
     }
 
     static func readCounter(_ store: StateStore) -> Int {
-        guard let data = FileManager.default.contents(atPath: store.root + "/" + counterName),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let next = object["next_person"] as? Int
+        guard let object = JSONReading.object(atPath: store.root + "/" + counterName), let next = object["next_person"] as? Int
         else { return 1 }
         return max(1, next)
     }

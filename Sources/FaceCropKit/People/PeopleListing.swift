@@ -84,24 +84,13 @@ struct PeopleListing: Sendable {
 
     /// The listing of the dataset at `dataset`, from its manifest.jsonl.
     static func load(dataset: String) throws(FaceCropError) -> PeopleListing {
-        let path = (dataset as NSString).appendingPathComponent(Manifest.fileName)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .inputMissing(path, reason: "no \(Manifest.fileName) here: not a facecrop dataset")
-        }
-        var faces: [Face] = []
         var grouped = false
-        for line in data.split(separator: UInt8(ascii: "\n")) {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                let crop = object["crop"] as? String, let sha256 = object["sha256"] as? String,
-                let box = object["bbox"] as? [Int], box.count == 4, let source = object["source"] as? String,
-                let face = object["face"] as? Int
-            else { continue }
-            if object.keys.contains("person") { grouped = true }
-            faces.append(
-                Face(
-                    number: faces.count + 1, crop: crop, photo: PhotoFinder.join(object["input"] as? String ?? "", source),
-                    face: face, handle: Rejection(sha256: sha256, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3])),
-                    sharpness: (object["sharpness"] as? NSNumber)?.doubleValue ?? 0, person: object["person"] as? String))
+        let faces = try DatasetFace.all(dataset: dataset).map { face in
+            if face.fields.keys.contains("person") { grouped = true }
+            return Face(
+                number: face.number, crop: face.crop, photo: face.photo, face: face.face,
+                handle: Rejection(sha256: face.handle.sha256, box: face.handle.box),
+                sharpness: (face.fields["sharpness"] as? NSNumber)?.doubleValue ?? 0, person: face.fields["person"] as? String)
         }
         return PeopleListing(faces: faces, grouped: grouped)
     }

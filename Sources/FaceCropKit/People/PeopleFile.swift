@@ -50,18 +50,6 @@ public struct PeopleStatement: Sendable, Hashable {
     }
 }
 
-/// A line of the people file that could not be read, or the file itself.
-public struct PeopleFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    /// 1-based; 0 when the file as a whole could not be read or written.
-    public var line: Int
-    public var reason: String
-
-    public var description: String {
-        line > 0 ? "'\(file)' line \(line): \(reason)" : "'\(file)': \(reason)"
-    }
-}
-
 /// The people file: plain text beside the photos (or in the dataset), meant
 /// for version control and review, one statement a line:
 ///
@@ -79,7 +67,7 @@ public struct PeopleFileError: Error, Sendable, Equatable, CustomStringConvertib
 /// The lines are kept verbatim: adding statements appends lines and never
 /// rewrites, reorders or drops one a person wrote, and a statement whose
 /// face is gone from the dataset stays in the file.
-public struct PeopleFile: Sendable, Equatable {
+public struct PeopleFile: CurationFile, Sendable, Equatable {
     public static let defaultName = "people.txt"
     /// The subject that means "no one".
     static let ignoreWord = "ignore"
@@ -95,11 +83,7 @@ public struct PeopleFile: Sendable, Equatable {
     /// Reads the file's text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(PeopleFileError) -> PeopleFile {
         var result = PeopleFile()
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
-        }
-        if lines.last == "" { lines.removeLast() }
-        for (index, line) in lines.enumerated() {
+        for (index, line) in lines(of: text).enumerated() {
             if let statement = try statement(in: line, file: file, number: index + 1) {
                 result.statements.append(statement)
             }
@@ -191,22 +175,10 @@ public struct PeopleFile: Sendable, Equatable {
         }
     }
 
-    /// The file at `path`; an empty one when there is none.
-    public static func load(path: String) throws(PeopleFileError) -> PeopleFile {
-        guard FileManager.default.fileExists(atPath: path) else { return PeopleFile() }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PeopleFileError(file: path, line: 0, reason: "cannot read file: \(systemError(errno))")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw PeopleFileError(file: path, line: 0, reason: "not UTF-8 text")
-        }
-        return try parse(text, file: path)
-    }
-
     /// Appends each statement not already in the file, each line with its
     /// note as a comment. Returns how many were added.
     @discardableResult
-    public mutating func add(_ new: [(statement: PeopleStatement, note: String)]) -> Int {
+    public mutating func add(_ new: [(PeopleStatement, note: String)]) -> Int {
         var added = 0
         for (statement, note) in new where !statements.contains(where: { $0.kind == statement.kind && $0.face == statement.face }) {
             var placed = statement
@@ -220,15 +192,4 @@ public struct PeopleFile: Sendable, Equatable {
 
     /// The file's text: every line, each ended by a newline.
     public var text: String { lines.map { $0 + "\n" }.joined() }
-
-    /// Writes the file at `path` under a temporary name beside it (the file
-    /// may lie on another file system, with the photos), then renames it into
-    /// place: a reader sees the old file or the new one.
-    public func save(path: String, temporaries: TemporaryFiles) throws(PeopleFileError) {
-        do throws(WriteFailure) {
-            try AtomicFile.write(Array(text.utf8), beside: path, temporaries: temporaries)
-        } catch {
-            throw PeopleFileError(file: path, line: 0, reason: "cannot write file: \(error.reason)")
-        }
-    }
 }
