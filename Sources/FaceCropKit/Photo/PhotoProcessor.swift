@@ -91,6 +91,9 @@ struct PhotoProcessor: Sendable {
         throws(FaceCropError) -> PhotoRecord
     {
         let source = FileName.display(photo.source)  // for messages
+        if let misnamed = FileSniff.misnamed(bytes.head(FileSniff.headLength), video: false) {
+            throw .notAnImage(source, reason: misnamed)
+        }
         // The capture time comes with the header: a photo --since/--until
         // leave out is not decoded.
         let header = try Picture.header(of: bytes, source: source)

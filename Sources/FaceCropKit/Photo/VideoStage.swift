@@ -34,6 +34,9 @@ extension PhotoProcessor {
 
     func processVideo(_ photo: Photo, bytes: PhotoBytes, with detector: Detector) throws(FaceCropError) -> PhotoRecord {
         let source = FileName.display(photo.source)
+        if let misnamed = FileSniff.misnamed(bytes.head(FileSniff.headLength), video: true) {
+            throw .videoFailed(source, reason: misnamed)
+        }
         guard let tools = videoTools else {
             throw .videoFailed(source, reason: videoProblem ?? "no ffmpeg to read it with")
         }

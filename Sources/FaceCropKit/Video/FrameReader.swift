@@ -200,7 +200,8 @@ final class ShowInfoLog: @unchecked Sendable {
             condition.unlock()
         } else if line.contains("[error]") || line.contains("[fatal]") {
             condition.lock()
-            errors.append(Self.message(line).replacingOccurrences(of: path + ": ", with: ""))
+            let message = ExternalMessage.clean(line.replacingOccurrences(of: path + ": ", with: ""))
+            if !message.isEmpty && errors.last != message { errors.append(message) }
             if errors.count > 3 { errors.removeFirst() }
             condition.unlock()
         }
@@ -211,15 +212,6 @@ final class ShowInfoLog: @unchecked Sendable {
         guard let range = line.range(of: " pts:") else { return nil }
         let rest = line[range.upperBound...].drop(while: { $0 == " " })
         return Int(rest.prefix(while: { $0 == "-" || $0.isNumber }))
-    }
-
-    /// An error line without ffmpeg's `[component @ 0x...] [level] ` prefixes.
-    static func message(_ line: String) -> String {
-        var text = Substring(line)
-        while text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            text = text[text.index(after: close)...].drop(while: { $0 == " " })
-        }
-        return String(text)
     }
 
     /// The pts of the frame numbered `index` (0-based), waiting for its line;
