@@ -276,7 +276,7 @@ final class Picture {
     static func frame(rgb: UnsafeRawBufferPointer, width: Int, height: Int, source: String) throws(FaceCropError) -> Picture {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
-        guard rgb.count >= width * height * 3 else { throw .videoFailed(source, reason: "short video frame") }
+        guard rgb.count >= width * height * 3 else { throw VideoMessage.shortFrame(source) }
         let status = CVipsShim_ImageFromRGB(
             rgb.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(clamping: width), Int32(clamping: height), &handle,
             &message)

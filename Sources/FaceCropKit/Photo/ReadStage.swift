@@ -14,7 +14,7 @@ enum ReadStage {
             bytes = try PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: FileName.display(photo.source))
         } catch .notAnImage(let source, let reason) where photo.isVideo {
             // An empty video: said as a video's failure, not an image's.
-            throw .videoFailed(source, reason: reason)
+            throw reason == "empty file (0 bytes)" ? VideoMessage.empty(source) : .videoFailed(source, reason: reason)
         }
         if var kept = previous, kept.sha256 == bytes.sha256 {
             kept.size = photo.size

@@ -59,7 +59,7 @@ final class FrameReader {
         do {
             try process.run()
         } catch {
-            throw .videoFailed(source, reason: "cannot run '\(tools.ffmpeg.path)': \((error as NSError).localizedDescription)")
+            throw VideoMessage.cannotRun(source, tool: tools.ffmpeg.path, why: (error as NSError).localizedDescription)
         }
         output = out.fileHandleForReading
         log = ShowInfoLog(errors.fileHandleForReading, path: path)
@@ -116,14 +116,14 @@ final class FrameReader {
         while filled < count {
             let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
             if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw .videoFailed(source, reason: "reading ffmpeg's frames: \(systemError(errno))") }
+            if got < 0 { throw VideoMessage.readFailed(source, why: systemError(errno)) }
             if got == 0 { break }
             filled += got
         }
         if filled == 0 { return false }
-        guard filled == count else { throw .videoFailed(source, reason: "a frame was cut short" + log.failure()) }
+        guard filled == count else { throw VideoMessage.frameCutShort(source, details: log.failure()) }
         guard let pts = log.pts(index) else {
-            throw .videoFailed(source, reason: "ffmpeg gave no time for frame \(index)" + log.failure())
+            throw VideoMessage.noTime(source, frame: String(index), details: log.failure())
         }
         index += 1
         var failure: FaceCropError?
@@ -143,7 +143,7 @@ final class FrameReader {
         process.waitUntilExit()
         let status = FFmpeg.status(of: process)
         guard status == 0 else {
-            throw .videoFailed(source, reason: "ffmpeg stopped with status \(status)" + log.failure())
+            throw VideoMessage.ffmpegStopped(source, status: String(status), details: log.failure())
         }
     }
 

@@ -89,11 +89,16 @@ enum FileSniff: Equatable {
     /// bytes are a video's; nil when its bytes agree with its name.
     static func misnamed(_ head: [UInt8], video: Bool) -> String? {
         switch sniff(head) {
-        case .photo(let kind, let fileExtension)? where video:
-            "its bytes are \(kind), not a video: rename it to .\(fileExtension) to read it as a photo"
-        case .video(let kind, let fileExtension)? where !video:
-            "its bytes are \(kind), not a photo: rename it to .\(fileExtension) to read it as a video"
+        case .photo(let kind, let fileExtension)? where video: text(kind: kind, fileExtension: fileExtension, video: true)
+        case .video(let kind, let fileExtension)? where !video: text(kind: kind, fileExtension: fileExtension, video: false)
         default: nil
         }
+    }
+
+    /// The words for a `video` (named like one) whose bytes are `kind`, or a photo's.
+    static func text(kind: String, fileExtension: String, video: Bool) -> String {
+        video
+            ? "its bytes are \(kind), not a video: rename it to .\(fileExtension) to read it as a photo"
+            : "its bytes are \(kind), not a photo: rename it to .\(fileExtension) to read it as a video"
     }
 }

@@ -30,7 +30,7 @@ struct VideoTools: Sendable, Equatable {
         do {
             try process.run()
         } catch {
-            throw .videoFailed(source, reason: "cannot run '\(ffprobe.path)': \((error as NSError).localizedDescription)")
+            throw VideoMessage.cannotRun(source, tool: ffprobe.path, why: (error as NSError).localizedDescription)
         }
         let stderr = ErrorText()
         let reader = Thread { stderr.take(errors.fileHandleForReading.readDataToEndOfFile()) }
@@ -106,10 +106,10 @@ struct VideoProbe: Equatable {
                 path,
             ], source: source)
         guard result.status == 0 else {
-            throw .videoFailed(source, reason: "ffprobe cannot read it" + FFmpeg.lastLines(result.stderr, count: 2, file: source))
+            throw VideoMessage.unreadable(source, details: FFmpeg.lastLines(result.stderr, count: 2, file: source))
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] else {
-            throw .videoFailed(source, reason: "ffprobe's answer is not JSON")
+            throw VideoMessage.notJSON(source)
         }
         return try parse(object, source: source)
     }
@@ -123,14 +123,14 @@ struct VideoProbe: Equatable {
         }
         guard let video else {
             let kinds = Set(streams.compactMap { $0["codec_type"] as? String }).sorted()
-            throw .videoFailed(source, reason: kinds.isEmpty ? "no streams" : "no video stream (only \(kinds.joined(separator: ", ")))")
+            throw kinds.isEmpty ? VideoMessage.noStreams(source) : VideoMessage.noVideoStream(source, kinds: kinds.joined(separator: ", "))
         }
         guard let index = video["index"] as? Int, let width = video["width"] as? Int, let height = video["height"] as? Int,
             width > 0, height > 0
-        else { throw .videoFailed(source, reason: "the video stream has no frame size") }
+        else { throw VideoMessage.noFrameSize(source) }
         let base = (video["time_base"] as? String ?? "").split(separator: "/").compactMap { Int($0) }
         guard base.count == 2, base[0] > 0, base[1] > 0 else {
-            throw .videoFailed(source, reason: "the video stream has no time base")
+            throw VideoMessage.noTimeBase(source)
         }
         let sides = video["side_data_list"] as? [[String: Any]] ?? []
         let rotation = sides.compactMap { $0["rotation"] as? Int }.first ?? 0
@@ -152,7 +152,7 @@ struct VideoProbe: Equatable {
             ["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts,flags", "-of", "csv=p=0", path],
             source: source)
         guard result.status == 0 else {
-            throw .videoFailed(source, reason: "ffprobe cannot read its packets" + FFmpeg.lastLines(result.stderr, count: 2, file: source))
+            throw VideoMessage.packetsUnreadable(source, details: FFmpeg.lastLines(result.stderr, count: 2, file: source))
         }
         return Self.shownTimes(result.stdout)
     }

@@ -75,4 +75,16 @@ struct ExternalMessageTests {
         #expect(VideoProbe.shownTimes(Array(csv.utf8)) == [0, 1024, 2048, 3072, 4096])
         #expect(VideoProbe.shownTimes(Array("512,K_\r\n-2,__".utf8)) == [-2, 512])
     }
+
+    /// docs/faq.md lists every message facecrop gives for a video, as the code makes it.
+    @Test func faqListsEveryVideoMessage() throws {
+        let faq = try String(contentsOf: packageRoot.appendingPathComponent("docs/faq.md"), encoding: .utf8)
+        let flat = faq.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let listed = VideoMessage.listed
+        #expect(listed.count == 21)
+        for message in listed {
+            #expect(flat.contains("`\(message)`"), "docs/faq.md lacks `\(message)`")
+        }
+        #expect(flat.contains("`not a readable image: \(FileSniff.text(kind: "…", fileExtension: "…", video: false))`"))
+    }
 }
