@@ -34,12 +34,19 @@ extension PhotoProcessor {
 
     func processVideo(_ photo: Photo, bytes: PhotoBytes, with detector: Detector) throws(FaceCropError) -> PhotoRecord {
         let source = FileName.display(photo.source)
-        if case .photo(let kind, let fileExtension)? = FileSniff.sniff(bytes.head(FileSniff.headLength)) {
-            throw VideoMessage.misnamed(source, kind: kind, fileExtension: fileExtension)
-        }
         guard let tools = videoTools else { throw VideoMessage.noTools(source, problem: videoProblem) }
         let path = bytes.processPath
-        let probe = try VideoProbe.probe(tools, path: path, source: source)
+        let probe: VideoProbe
+        do throws(FaceCropError) {
+            probe = try VideoProbe.probe(tools, path: path, source: source)
+        } catch {
+            // A photo named like a video (a HEIC named .mov: "moov atom not
+            // found") is named as such; one ffmpeg reads (a JPEG) is read.
+            if case .photo(let kind, let fileExtension)? = FileSniff.sniff(bytes.head(FileSniff.headLength)) {
+                throw VideoMessage.misnamed(source, kind: kind, fileExtension: fileExtension)
+            }
+            throw error
+        }
         if let outside = videoOutsideDates(photo, probe: probe, sha256: bytes.sha256) { return outside }
         let limit = settings.video.maxSeconds
         if let duration = probe.duration, duration > limit {

@@ -48,9 +48,9 @@ public enum LivePhoto {
 }
 
 /// What a file's first bytes say it is, for a photo named like a video or a
-/// video named like a photo (a renamed or mis-exported file): facecrop reads
-/// a file by its name, and says what to rename it to instead of passing it
-/// to the wrong reader.
+/// video named like a photo (a renamed or mis-exported file): facecrop picks
+/// the reader by the name, and when that reader fails on the other kind's
+/// bytes, says what to rename the file to instead of the reader's words.
 enum FileSniff: Equatable {
     /// `kind`: what it is, with its article ("a JPEG photo").
     case photo(kind: String, fileExtension: String)
