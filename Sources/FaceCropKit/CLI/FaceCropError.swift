@@ -27,8 +27,20 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The output is full: the run stops (the finished photos are kept).
     case outputFull(String, reason: String)
 
-    /// The reason without the path, as the manifest's `error` field.
+    /// The reason without the path, as the manifest's `error` field: what
+    /// a library said in it made the same on every run (`ExternalMessage`).
     public var reason: String {
+        switch self {
+        case .usage, .outputLocked: rawReason
+        case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _), .tooLarge(let path, _),
+            .videoFailed(let path, _), .detectionFailed(let path, _), .encodeFailed(let path, _), .writeFailed(let path, _),
+            .outputFull(let path, _):
+            ExternalMessage.clean(rawReason, file: path)
+        default: ExternalMessage.clean(rawReason)
+        }
+    }
+
+    private var rawReason: String {
         switch self {
         case .usage(let text): text
         case .libraryFailed(let text): text
@@ -55,22 +67,22 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .usage(let text): return text
         case .libraryFailed(let text): return text
-        case .inputMissing(let path, let reason):
-            return "cannot read input '\(path)': \(reason)"
-        case .outputUnusable(let path, let reason):
-            return "cannot use output folder '\(path)': \(reason)"
+        case .inputMissing(let path, _):
+            return "cannot read input '\(path)': \(self.reason)"
+        case .outputUnusable(let path, _):
+            return "cannot use output folder '\(path)': \(self.reason)"
         case .outputLocked(let path, let holder):
             return Self.lockHolderText(path, holder: holder)
                 + "; wait for it to finish, or pass --wait-lock to queue behind it"
-        case .cascadeUnavailable(let path, let reason):
-            return "cannot load cascade '\(path)': \(reason) (install opencv-data, or pass --cascade PATH)"
-        case .ffmpegUnavailable(let path, let reason):
-            return "cannot use ffmpeg '\(path)' for clips: \(reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
-        case .peopleModelsUnavailable(let reason):
-            return "cannot group faces into people: \(reason)"
-        case .modelUnavailable(let path, let reason):
-            if path.isEmpty { return "cannot load the face detection model: \(reason)" }
-            return "cannot load model '\(path)': \(reason) (--detector yunet and --detector centerface need --model FILE.onnx, "
+        case .cascadeUnavailable(let path, _):
+            return "cannot load cascade '\(path)': \(self.reason) (install opencv-data, or pass --cascade PATH)"
+        case .ffmpegUnavailable(let path, _):
+            return "cannot use ffmpeg '\(path)' for clips: \(self.reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
+        case .peopleModelsUnavailable:
+            return "cannot group faces into people: \(self.reason)"
+        case .modelUnavailable(let path, _):
+            if path.isEmpty { return "cannot load the face detection model: \(self.reason)" }
+            return "cannot load model '\(path)': \(self.reason) (--detector yunet and --detector centerface need --model FILE.onnx, "
                 + "a YuNet or CenterFace face detection model)"
         case .unreadable(let path, _), .notAnImage(let path, _), .decodeFailed(let path, _),
             .tooLarge(let path, _), .videoFailed(let path, _), .detectionFailed(let path, _), .encodeFailed(let path, _), .writeFailed(let path, _),

@@ -59,7 +59,8 @@ enum Finishers {
         // sheets take theirs, so the peak is the sheet, not both.
         CVipsShim_TrimMemory()
         // Blocking work (libvips, a subprocess): off the cooperative pool.
-        return await withTaskExecutorPreference(BlockingExecutor()) { steps(run, settings) }
+        // Their messages carry ffmpeg's and libvips' words: made the same every run.
+        return await withTaskExecutorPreference(BlockingExecutor()) { steps(run, settings).map { ExternalMessage.clean($0) } }
     }
 
     private static func steps(_ run: FinishedRun, _ settings: FinishSettings) -> [String] {

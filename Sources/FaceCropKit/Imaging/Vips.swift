@@ -113,6 +113,13 @@ final class PhotoBytes {
         return access(path, R_OK) == 0 ? path : decodePath
     }
 
+    /// The file's first `count` bytes (fewer for a shorter file).
+    func head(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: min(count, self.count))
+        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return got > 0 ? Array(bytes.prefix(got)) : []
+    }
+
     /// The file's bytes, read into memory on first use (the `count` hashed).
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FaceCropError) -> R) throws(FaceCropError) -> R {
         if storage == nil {
@@ -272,7 +279,7 @@ final class Picture {
     static func frame(rgb: UnsafeRawBufferPointer, width: Int, height: Int, source: String) throws(FaceCropError) -> Picture {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
-        guard rgb.count >= width * height * 3 else { throw .videoFailed(source, reason: "short video frame") }
+        guard rgb.count >= width * height * 3 else { throw VideoMessage.shortFrame(source) }
         let status = CVipsShim_ImageFromRGB(
             rgb.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(clamping: width), Int32(clamping: height), &handle,
             &message)

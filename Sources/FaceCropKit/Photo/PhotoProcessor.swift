@@ -97,7 +97,13 @@ struct PhotoProcessor: Sendable {
         let source = FileName.display(photo.source)  // for messages
         // The capture time comes with the header: a photo --since/--until
         // leave out is not decoded.
-        let header = try Picture.header(of: bytes, source: source)
+        let header: PhotoHeader
+        do throws(FaceCropError) {
+            header = try Picture.header(of: bytes, source: source)
+        } catch .notAnImage(let source, let reason) {
+            // A video named like a photo: said so, instead of libvips' "not in a known format".
+            throw .notAnImage(source, reason: FileSniff.misnamed(bytes.head(FileSniff.headLength), video: false) ?? reason)
+        }
         var record = PhotoRecord(photo, status: .noFace, sha256: bytes.sha256)
         record.taken = header.taken ?? sidecar?.taken
         guard dates.admits(record.taken) else { return record }

@@ -9,7 +9,13 @@ enum ReadStage {
     /// Reads the photo; `previous` is what an earlier run recorded for it
     /// when its size or time changed.
     static func read(_ photo: Photo, previous: PhotoRecord?) throws(FaceCropError) -> Result {
-        let bytes = try PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: FileName.display(photo.source))
+        let bytes: PhotoBytes
+        do throws(FaceCropError) {
+            bytes = try PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: FileName.display(photo.source))
+        } catch .notAnImage(let source, let reason) where photo.isVideo {
+            // An empty video: said as a video's failure, not an image's.
+            throw reason == "empty file (0 bytes)" ? VideoMessage.empty(source) : .videoFailed(source, reason: reason)
+        }
         if var kept = previous, kept.sha256 == bytes.sha256 {
             kept.size = photo.size
             kept.modified = photo.modified

@@ -153,7 +153,10 @@ struct PlanJoin: IteratorProtocol {
             let reason = rules.overwrite && loaded != nil ? "overwrite" : nil
             return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: nil, oldCrops: oldCrops)
         }
-        if record.status == .error && (rules.retryErrors || record.sha256 == nil) {
+        // A failure recorded without a hash (an empty file) is unchanged
+        // for --check when its size and time are.
+        let unchanged = record.size == photo.size && record.modified == photo.modified
+        if record.status == .error && (rules.retryErrors || (record.sha256 == nil && !unchanged)) {
             return PlanWork(item: .photo(photo, previous: nil), reason: "failed before", earlier: record, oldCrops: oldCrops)
         }
         if let change = Plan.rejectionChange(record, rejections: rules.rejections) {

@@ -55,7 +55,7 @@ struct RunSetup {
             do throws(FaceCropError) {
                 videoTools = try VideoTools.locate(given: options.ffmpeg, environment: ProcessInfo.processInfo.environment)
             } catch {
-                videoProblem = "no ffmpeg to read it with: \(error.reason) (install ffmpeg, or pass --ffmpeg PATH)"
+                videoProblem = VideoMessage.toolsMissing(error.reason)
             }
         }
         try Vips.start()

@@ -206,11 +206,12 @@ struct FFmpeg: Sendable, Equatable {
         process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 
-    /// The end of ffmpeg's stderr, for an error message: ": <last lines>".
-    static func lastLines(_ stderr: String, count: Int = 3) -> String {
-        let lines = stderr.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
+    /// The end of ffmpeg's stderr, for an error message: ": <last lines>",
+    /// each cleaned by `ExternalMessage` (`file`: the input's path, for the
+    /// `/proc/<pid>/fd/<n>` path ffmpeg was given).
+    static func lastLines(_ stderr: String, count: Int = 3, file: String? = nil) -> String {
+        let lines = ExternalMessage.lines(stderr, count: count, file: file)
         guard !lines.isEmpty else { return "" }
-        return ": " + lines.suffix(count).joined(separator: "; ")
+        return ": " + lines.joined(separator: "; ")
     }
 }

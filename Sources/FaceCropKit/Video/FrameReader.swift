@@ -59,7 +59,7 @@ final class FrameReader {
         do {
             try process.run()
         } catch {
-            throw .videoFailed(source, reason: "cannot run '\(tools.ffmpeg.path)': \((error as NSError).localizedDescription)")
+            throw VideoMessage.cannotRun(source, tool: tools.ffmpeg.path, why: (error as NSError).localizedDescription)
         }
         output = out.fileHandleForReading
         log = ShowInfoLog(errors.fileHandleForReading, path: path)
@@ -116,14 +116,14 @@ final class FrameReader {
         while filled < count {
             let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
             if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw .videoFailed(source, reason: "reading ffmpeg's frames: \(systemError(errno))") }
+            if got < 0 { throw VideoMessage.readFailed(source, why: systemError(errno)) }
             if got == 0 { break }
             filled += got
         }
         if filled == 0 { return false }
-        guard filled == count else { throw .videoFailed(source, reason: "a frame was cut short" + log.failure()) }
+        guard filled == count else { throw VideoMessage.frameCutShort(source, details: log.failure()) }
         guard let pts = log.pts(index) else {
-            throw .videoFailed(source, reason: "ffmpeg gave no time for frame \(index)" + log.failure())
+            throw VideoMessage.noTime(source, frame: String(index), details: log.failure())
         }
         index += 1
         var failure: FaceCropError?
@@ -143,7 +143,7 @@ final class FrameReader {
         process.waitUntilExit()
         let status = FFmpeg.status(of: process)
         guard status == 0 else {
-            throw .videoFailed(source, reason: "ffmpeg stopped with status \(status)" + log.failure())
+            throw VideoMessage.ffmpegStopped(source, status: String(status), details: log.failure())
         }
     }
 
@@ -200,7 +200,8 @@ final class ShowInfoLog: @unchecked Sendable {
             condition.unlock()
         } else if line.contains("[error]") || line.contains("[fatal]") {
             condition.lock()
-            errors.append(Self.message(line).replacingOccurrences(of: path + ": ", with: ""))
+            let message = ExternalMessage.clean(line.replacingOccurrences(of: path + ": ", with: ""))
+            if !message.isEmpty && errors.last != message { errors.append(message) }
             if errors.count > 3 { errors.removeFirst() }
             condition.unlock()
         }
@@ -211,15 +212,6 @@ final class ShowInfoLog: @unchecked Sendable {
         guard let range = line.range(of: " pts:") else { return nil }
         let rest = line[range.upperBound...].drop(while: { $0 == " " })
         return Int(rest.prefix(while: { $0 == "-" || $0.isNumber }))
-    }
-
-    /// An error line without ffmpeg's `[component @ 0x...] [level] ` prefixes.
-    static func message(_ line: String) -> String {
-        var text = Substring(line)
-        while text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            text = text[text.index(after: close)...].drop(while: { $0 == " " })
-        }
-        return String(text)
     }
 
     /// The pts of the frame numbered `index` (0-based), waiting for its line;

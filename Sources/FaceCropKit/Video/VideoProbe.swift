@@ -30,7 +30,7 @@ struct VideoTools: Sendable, Equatable {
         do {
             try process.run()
         } catch {
-            throw .videoFailed(source, reason: "cannot run '\(ffprobe.path)': \((error as NSError).localizedDescription)")
+            throw VideoMessage.cannotRun(source, tool: ffprobe.path, why: (error as NSError).localizedDescription)
         }
         let stderr = ErrorText()
         let reader = Thread { stderr.take(errors.fileHandleForReading.readDataToEndOfFile()) }
@@ -106,10 +106,10 @@ struct VideoProbe: Equatable {
                 path,
             ], source: source)
         guard result.status == 0 else {
-            throw .videoFailed(source, reason: "ffprobe cannot read it" + FFmpeg.lastLines(result.stderr, count: 2))
+            throw VideoMessage.unreadable(source, details: FFmpeg.lastLines(result.stderr, count: 2, file: source))
         }
         guard let object = JSONReading.object(Data(result.stdout)) else {
-            throw .videoFailed(source, reason: "ffprobe's answer is not JSON")
+            throw VideoMessage.notJSON(source)
         }
         return try parse(object, source: source)
     }
@@ -123,14 +123,14 @@ struct VideoProbe: Equatable {
         }
         guard let video else {
             let kinds = Set(streams.compactMap { $0["codec_type"] as? String }).sorted()
-            throw .videoFailed(source, reason: kinds.isEmpty ? "no streams" : "no video stream (only \(kinds.joined(separator: ", ")))")
+            throw kinds.isEmpty ? VideoMessage.noStreams(source) : VideoMessage.noVideoStream(source, kinds: kinds.joined(separator: ", "))
         }
         guard let index = video["index"] as? Int, let width = video["width"] as? Int, let height = video["height"] as? Int,
             width > 0, height > 0
-        else { throw .videoFailed(source, reason: "the video stream has no frame size") }
+        else { throw VideoMessage.noFrameSize(source) }
         let base = (video["time_base"] as? String ?? "").split(separator: "/").compactMap { Int($0) }
         guard base.count == 2, base[0] > 0, base[1] > 0 else {
-            throw .videoFailed(source, reason: "the video stream has no time base")
+            throw VideoMessage.noTimeBase(source)
         }
         let sides = video["side_data_list"] as? [[String: Any]] ?? []
         let rotation = sides.compactMap { $0["rotation"] as? Int }.first ?? 0
@@ -143,34 +143,51 @@ struct VideoProbe: Equatable {
     }
 
     /// The stream's packet times (pts, sorted: presentation order), read by
-    /// demuxing only: frame numbers come from them.
+    /// demuxing only: frame numbers come from them. Packets an edit list
+    /// marks discarded (flag `D`: decoded, never shown, as in a clip trimmed
+    /// with `-c copy`) are left out, as ffmpeg's decoder leaves out their
+    /// frames: the first frame shown is number 0 at its own time.
     func packetTimes(_ tools: VideoTools, path: String, source: String) throws(FaceCropError) -> [Int] {
         let result = try tools.probe(
-            ["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts", "-of", "csv=p=0", path],
+            ["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts,flags", "-of", "csv=p=0", path],
             source: source)
         guard result.status == 0 else {
-            throw .videoFailed(source, reason: "ffprobe cannot read its packets" + FFmpeg.lastLines(result.stderr, count: 2))
+            throw VideoMessage.packetsUnreadable(source, details: FFmpeg.lastLines(result.stderr, count: 2, file: source))
         }
+        return Self.shownTimes(result.stdout)
+    }
+
+    /// The pts of `pts,flags` lines whose flags have no `D`, sorted.
+    static func shownTimes(_ csv: [UInt8]) -> [Int] {
         var times: [Int] = []
         var value = 0
         var negative = false
         var digits = false
-        for byte in result.stdout {
+        var field = 0
+        var discarded = false
+        func end() {
+            if digits && !discarded { times.append(negative ? -value : value) }
+            (value, negative, digits, field, discarded) = (0, false, false, 0, false)
+        }
+        for byte in csv {
             switch byte {
+            case UInt8(ascii: "\n"):
+                end()
+            case UInt8(ascii: ","):
+                field += 1
+            case _ where field > 0:
+                if byte == UInt8(ascii: "D") { discarded = true }
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
                 digits = true
             case UInt8(ascii: "-"):
                 negative = true
-            case UInt8(ascii: "\n"):
-                if digits { times.append(negative ? -value : value) }
-                (value, negative, digits) = (0, false, false)
             default:
-                // "N/A", a comma: not a time.
-                if byte != UInt8(ascii: "\r") && byte != UInt8(ascii: ",") { digits = false }
+                // "N/A": not a time.
+                if byte != UInt8(ascii: "\r") { digits = false }
             }
         }
-        if digits { times.append(negative ? -value : value) }
+        end()
         times.sort()
         return times
     }

@@ -34,18 +34,27 @@ extension PhotoProcessor {
 
     func processVideo(_ photo: Photo, bytes: PhotoBytes, with detector: Detector) throws(FaceCropError) -> PhotoRecord {
         let source = FileName.display(photo.source)
-        guard let tools = videoTools else {
-            throw .videoFailed(source, reason: videoProblem ?? "no ffmpeg to read it with")
-        }
+        guard let tools = videoTools else { throw VideoMessage.noTools(source, problem: videoProblem) }
         let path = bytes.processPath
-        let probe = try VideoProbe.probe(tools, path: path, source: source)
+        let probe: VideoProbe
+        do throws(FaceCropError) {
+            probe = try VideoProbe.probe(tools, path: path, source: source)
+        } catch {
+            // A photo named like a video (a HEIC named .mov: "moov atom not
+            // found") is named as such; one ffmpeg reads (a JPEG) is read.
+            if case .photo(let kind, let fileExtension)? = FileSniff.sniff(bytes.head(FileSniff.headLength)) {
+                throw VideoMessage.misnamed(source, kind: kind, fileExtension: fileExtension)
+            }
+            throw error
+        }
         if let outside = videoOutsideDates(photo, probe: probe, sha256: bytes.sha256) { return outside }
         let limit = settings.video.maxSeconds
         if let duration = probe.duration, duration > limit {
-            throw .tooLarge(source, reason: "\(Self.seconds(duration)) s long, over the limit of \(Self.seconds(limit)) s (--max-video-seconds)")
+            throw VideoMessage.tooLong(source, seconds: Self.seconds(duration), limit: Self.seconds(limit))
         }
         guard probe.width * probe.height <= settings.maxPixels else {
-            throw .tooLarge(source, reason: "\(probe.width) x \(probe.height) pixels is over the limit of \(settings.maxPixels) pixels (--max-pixels)")
+            throw VideoMessage.tooManyPixels(
+                source, width: String(probe.width), height: String(probe.height), limit: String(settings.maxPixels))
         }
         let packets = try probe.packetTimes(tools, path: path, source: source)
         let origin = packets.first ?? 0
@@ -121,13 +130,13 @@ extension PhotoProcessor {
             // A long video does not hold up Ctrl-C: it keeps nothing and
             // is read again by the next run (failures are retried).
             if stop?.requested != nil {
-                throw .videoFailed(source, reason: "stopped before its end; the next run reads it again")
+                throw VideoMessage.interrupted(source)
             }
             samples += 1
             let time = Self.time(frame.pts - origin, probe: probe)
             lastTime = max(lastTime, time)
             if time > limit {
-                throw .tooLarge(source, reason: "longer than the limit of \(Self.seconds(limit)) s (--max-video-seconds)")
+                throw VideoMessage.longerThanLimit(source, limit: Self.seconds(limit))
             }
             if batch.isEmpty, let cores { helpers = cores.borrow(cores.jobs - 1, like: detector) }
             batch.append((frame.pts, Array(pixels)))
@@ -222,7 +231,7 @@ extension PhotoProcessor {
         var next = 0
         while next < frames.count, try reader.next({ frame, pixels throws(FaceCropError) in
             if stop?.requested != nil {
-                throw .videoFailed(source, reason: "stopped before its end; the next run reads it again")
+                throw VideoMessage.interrupted(source)
             }
             // A second frame of the same pts (a broken stream) is passed over.
             guard frame.pts == frames[next].pts else { return }
@@ -243,7 +252,7 @@ extension PhotoProcessor {
         guard next == frames.count else {
             try reader.finish()
             let time = Self.time(frames[next].pts - origin, probe: probe)
-            throw .videoFailed(source, reason: "ffmpeg did not give the frame at \(time) s a second time")
+            throw VideoMessage.secondReadMissed(source, seconds: "\(time)")
         }
         return next
     }
