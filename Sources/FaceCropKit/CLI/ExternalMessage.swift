@@ -26,6 +26,7 @@ enum ExternalMessage {
             result = procPath.stringByReplacingMatches(
                 in: result, range: NSRange(result.startIndex..., in: result), withTemplate: "the file")
         }
+        result = decimal(result)
         // Segments left empty ("; ; "), and spaces left doubled.
         let segments = result.components(separatedBy: "; ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return segments.joined(separator: "; ").replacingOccurrences(of: "  ", with: " ")
@@ -44,6 +45,20 @@ enum ExternalMessage {
             kept.append(line)
         }
         return Array(kept.suffix(count))
+    }
+
+    /// A hexadecimal number a library printed (`offset 0x146d`, `0x6e`) in
+    /// decimal: the same value, and no message looks like it holds an address.
+    static func decimal(_ text: String) -> String {
+        var result = ""
+        var rest = text[...]
+        while let match = rest.range(of: #"\b0x[0-9A-Fa-f]{1,16}\b"#, options: .regularExpression) {
+            result += rest[..<match.lowerBound]
+            let digits = rest[match].dropFirst(2)
+            result += UInt64(digits, radix: 16).map(String.init) ?? String(rest[match])
+            rest = rest[match.upperBound...]
+        }
+        return result + rest
     }
 
     /// ffmpeg's progress line: `frame=  10 fps=0.0 q=-1.0 size= ... time=00:00:01.00 ... speed=...`.
