@@ -56,8 +56,20 @@ struct PickWriter {
         }
     }
 
-    /// The contact sheet(s) of the crops written, numbered in pick order
-    /// (the number is each entry's `tile` in pick.json). Returns the sheet names.
+    /// A tile's label: the capture year (`----` when not known), the pose
+    /// bin's initial (`F`, `L`, `R`, `U`, `D`; `-` when unknown) and the
+    /// score to 2 decimals (`.83`, `1.0`), 10 characters, what a 128-pixel
+    /// tile holds in the sheet's built-in font.
+    static func label(_ choice: PickChoice) -> String {
+        let year = choice.candidate.year.flatMap { $0.allSatisfy(\.isNumber) ? $0 : nil } ?? "----"
+        let bin = choice.bin == .unknown ? "-" : String(choice.bin.rawValue.prefix(1)).uppercased()
+        let hundredths = Int((choice.score * 100).rounded())
+        let score = hundredths >= 100 ? "1.0" : "." + (hundredths < 10 ? "0" : "") + String(max(0, hundredths))
+        return "\(year) \(bin) \(score)"
+    }
+
+    /// The contact sheet(s) of the crops written, in pick order (tile N is
+    /// pick.json's `tile` N), each labelled with `label`. Returns the sheet names.
     func writeSheets(_ written: [Written]) throws(FaceCropError) -> [String] {
         let names = ContactSheet.names(forCrops: written.count)
         ContactSheet.removeStale(keeping: names.count, in: output)
@@ -66,7 +78,7 @@ struct PickWriter {
             let range = (sheet * ContactSheet.perSheet)..<min(written.count, (sheet + 1) * ContactSheet.perSheet)
             var tiles: [SheetTile] = []
             for index in range {
-                tiles.append(try SheetTile(path: output + "/" + written[index].file, number: index + 1))
+                tiles.append(try SheetTile(path: output + "/" + written[index].file, label: Self.label(written[index].choice)))
             }
             try writing(name) { () throws(WriteFailure) in
                 try AtomicFile.write(to: output + "/" + name, temporaries: temporaries) { path in
