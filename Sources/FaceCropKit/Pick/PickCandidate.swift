@@ -38,8 +38,6 @@ struct PickCandidate: Sendable {
     /// A video's crop: its track (nil for a photo).
     var track: Int?
     var isVideo: Bool
-    /// The manifest line's `angle` when its crop was turned (`aligned`).
-    var angle: Double?
 
     struct Pose: Sendable, Equatable {
         var yaw: Double
@@ -94,7 +92,6 @@ extension PickCandidate {
         embedding = object["embedding"] as? Int
         track = object["track"] as? Int
         isVideo = object["video"] as? Bool ?? false
-        angle = (object["aligned"] as? Bool ?? false) ? Self.number(object["angle"]) : nil
     }
 
     static func number(_ value: Any?) -> Double? {

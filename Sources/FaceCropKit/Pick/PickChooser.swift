@@ -10,48 +10,53 @@ struct PickChoice: Sendable {
     var why: [String]
 }
 
-/// Chooses N crops from a pool: one per group of near-duplicates (its best
-/// by score), then, one at a time, the crop whose pose bin has been used
-/// least, then whose capture year, then capture day, has been used least,
-/// then the best score, then the first in manifest order. So every bin the
-/// pool has is used before any bin is used twice, and within that every
-/// year before any year twice; the score decides only between crops that
-/// are equally new. A crop scoring under half the median of the pool's
-/// (`poorShare`) comes only after every other: a new bin or year is not
-/// worth a blurred, tiny face. The same pool always gives the same choice.
+/// Chooses N crops from a pool: at most one per group of near-duplicates
+/// (`PickGroups`), one per photo and `perTrack` per video track. Each group
+/// offers its best crop (by score, then manifest order) that those limits
+/// still allow; of these, one at a time, the crop whose pose bin has been
+/// used least is taken, then whose capture year, then capture day, has been
+/// used least, then the best score, then the first in manifest order. So
+/// every bin the pool has is used before any bin is used twice, and within
+/// that every year before any year twice; the score decides only between
+/// crops that are equally new. A crop scoring under half the median of the
+/// groups' best (`poorShare`) comes only after every other: a new bin or
+/// year is not worth a blurred, tiny face. The same pool always gives the
+/// same choice.
 enum PickChooser {
     struct Entry {
         var candidate: PickCandidate
         var score: Double
         var source: PickScore.Source
         var bin: PoseBin
-        var others: [Int]
     }
+
+    static let poorShare = 0.5
 
     static func choose(
         _ pool: [PickCandidate], groups: [Int], scores: PickScore, count: Int, perTrack: Int
     ) -> [PickChoice] {
-        var remaining = representatives(pool, groups: groups, scores: scores)
-        var used = Usage(poorBelow: poorShare * median(remaining.map(\.score)))
+        var remaining = members(pool, groups: groups, scores: scores)
+        var used = Usage(poorBelow: poorShare * median(remaining.map { $0[0].score }), perTrack: perTrack)
         var chosen: [PickChoice] = []
         while chosen.count < count {
-            var best: Int?
-            for (index, entry) in remaining.enumerated() where used.allows(entry, perTrack: perTrack) {
-                if let current = best, !used.before(entry, remaining[current]) { continue }
-                best = index
+            var best: (group: Int, member: Int)?
+            for (group, entries) in remaining.enumerated() {
+                guard let member = entries.firstIndex(where: used.allows) else { continue }
+                if let current = best, !used.before(entries[member], remaining[current.group][current.member]) { continue }
+                best = (group, member)
             }
             guard let best else { break }
-            let entry = remaining.remove(at: best)
+            let entries = remaining.remove(at: best.group)
+            let entry = entries[best.member]
+            let others = entries.map(\.candidate.number).filter { $0 != entry.candidate.number }.sorted()
             chosen.append(
                 PickChoice(
                     candidate: entry.candidate, score: entry.score, scoreSource: entry.source, bin: entry.bin,
-                    others: entry.others, why: used.reasons(entry)))
+                    others: others, why: used.reasons(entry, others: others.count)))
             used.add(entry)
         }
         return chosen
     }
-
-    static let poorShare = 0.5
 
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
@@ -59,37 +64,36 @@ enum PickChooser {
         return (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
     }
 
-    /// Each group's best crop (score, then manifest order), with the others' numbers.
-    static func representatives(_ pool: [PickCandidate], groups: [Int], scores: PickScore) -> [Entry] {
-        var best: [Int: Entry] = [:]
-        var members: [Int: [Int]] = [:]
+    /// Each group's crops, best first (score, then manifest order); the
+    /// groups in the order of their first crop.
+    static func members(_ pool: [PickCandidate], groups: [Int], scores: PickScore) -> [[Entry]] {
+        var byGroup: [Int: [Entry]] = [:]
         for (index, candidate) in pool.enumerated() {
             let (score, source) = scores.score(candidate)
-            let entry = Entry(candidate: candidate, score: score, source: source, bin: PoseBin(candidate.pose), others: [])
-            members[groups[index], default: []].append(candidate.number)
-            if let current = best[groups[index]],
-                (current.score, -current.candidate.number) >= (score, -candidate.number)
-            {
-                continue
-            }
-            best[groups[index]] = entry
+            byGroup[groups[index], default: []].append(
+                Entry(candidate: candidate, score: score, source: source, bin: PoseBin(candidate.pose)))
         }
-        return best.map { group, entry in
-            var entry = entry
-            entry.others = members[group]!.filter { $0 != entry.candidate.number }.sorted()
-            return entry
-        }.sorted { $0.candidate.number < $1.candidate.number }
+        return byGroup.values.map { entries in
+            entries.sorted { ($0.score, -$0.candidate.number) > ($1.score, -$1.candidate.number) }
+        }.sorted { $0.map(\.candidate.number).min()! < $1.map(\.candidate.number).min()! }
     }
 }
 
-/// What a pick has used so far: crops per pose bin, year, day and track.
+/// What a pick has used so far: crops per pose bin, year, day, photo and track.
 struct Usage {
     var bins: [PoseBin: Int] = [:]
     var years: [String: Int] = [:]
     var days: [String: Int] = [:]
+    var photos: Set<String> = []
     var tracks: [String: Int] = [:]
     /// Scores under this come last.
     var poorBelow = 0.0
+    var perTrack = 1
+
+    init(poorBelow: Double, perTrack: Int) {
+        self.poorBelow = poorBelow
+        self.perTrack = perTrack
+    }
 
     static let unknownDate = "unknown"
 
@@ -104,9 +108,11 @@ struct Usage {
     /// Whether `a` comes before `b`.
     func before(_ a: PickChooser.Entry, _ b: PickChooser.Entry) -> Bool { key(a) < key(b) }
 
-    func allows(_ entry: PickChooser.Entry, perTrack: Int) -> Bool {
-        guard let track = Self.track(entry.candidate) else { return true }
-        return tracks[track, default: 0] < perTrack
+    /// Whether the limits still allow the crop: one per photo, `perTrack`
+    /// per video track.
+    func allows(_ entry: PickChooser.Entry) -> Bool {
+        if let track = Self.track(entry.candidate) { return tracks[track, default: 0] < perTrack }
+        return !photos.contains(entry.candidate.photoKey)
     }
 
     static func track(_ candidate: PickCandidate) -> String? {
@@ -117,30 +123,10 @@ struct Usage {
         bins[entry.bin, default: 0] += 1
         years[entry.candidate.year ?? Self.unknownDate, default: 0] += 1
         days[entry.candidate.day ?? Self.unknownDate, default: 0] += 1
-        if let track = Self.track(entry.candidate) { tracks[track, default: 0] += 1 }
-    }
-
-    /// Why `entry` is the next choice, before it is added.
-    func reasons(_ entry: PickChooser.Entry) -> [String] {
-        let bin = entry.bin.rawValue
-        var why: [String] = []
-        let binUses = bins[entry.bin, default: 0]
-        if entry.bin == .unknown {
-            why.append("pose not known (a dataset made before pose)")
+        if let track = Self.track(entry.candidate) {
+            tracks[track, default: 0] += 1
         } else {
-            why.append(binUses == 0 ? "first crop in pose bin \(bin)" : "pose bin \(bin) again (\(binUses + 1) uses): every bin left was used as often")
+            photos.insert(entry.candidate.photoKey)
         }
-        if let year = entry.candidate.year {
-            let uses = years[year, default: 0]
-            why.append(uses == 0 ? "first crop from \(year)" : "\(year) again (\(uses + 1) uses)")
-        } else {
-            why.append("capture date not known")
-        }
-        why.append("best score among the equally new (\(entry.score), \(entry.source.rawValue))")
-        if entry.score < poorBelow { why.append("score under half the median (\(PickJSON.decimal(poorBelow, places: 4))): taken after every better crop") }
-        if !entry.others.isEmpty {
-            why.append("stands for \(entry.others.count) near-duplicate\(entry.others.count == 1 ? "" : "s") set aside")
-        }
-        return why
     }
 }

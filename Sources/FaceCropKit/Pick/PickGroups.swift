@@ -1,7 +1,7 @@
 /// Which of a pool of crops are one moment: near-duplicates count once in a
-/// pick. Two crops are one group when
-/// - they come from the same photo (a photo is one moment; for a video, the
-///   same track, unless more crops of a track were asked for);
+/// pick. (Two faces of one photo, or frames of one video track, are kept
+/// apart by `PickChooser`'s limits instead, so that a group photo does not
+/// chain the near-duplicates of its faces together.) Two crops are one group when
 /// - `--dedup`'s rule joins them at its default distance
 ///   (`Dedup.keepers`, through the same hash index): crops whose perceptual
 ///   hashes are close, or faces at the same place in alike photos;
@@ -26,27 +26,12 @@ enum PickGroups {
 
     /// The group of each crop of `pool`: the index of its group's first
     /// member in `pool`.
-    static func groups(_ pool: [PickCandidate], descriptors: PickDescriptors?, perTrack: Int) -> [Int] {
+    static func groups(_ pool: [PickCandidate], descriptors: PickDescriptors?) -> [Int] {
         var groups = UnionFind(count: pool.count)
-        joinSamePhoto(pool, perTrack: perTrack, &groups)
         joinHashes(pool, &groups)
         joinDescriptors(pool, descriptors, &groups)
         joinBursts(pool, descriptors, &groups)
         return pool.indices.map { groups.root($0) }
-    }
-
-    private static func joinSamePhoto(_ pool: [PickCandidate], perTrack: Int, _ groups: inout UnionFind) {
-        var first: [String: Int] = [:]
-        for (index, candidate) in pool.enumerated() {
-            var key = candidate.photoKey
-            if let track = candidate.track {
-                guard perTrack == 1 else { continue }
-                key += "\u{0}track \(track)"
-            } else if candidate.isVideo {
-                continue
-            }
-            if let earlier = first[key] { groups.join(earlier, index) } else { first[key] = index }
-        }
     }
 
     /// `--dedup`'s rule at its default distance, over the crops with a hash.

@@ -24,7 +24,7 @@ extension PickCommand {
         let scores = PickScore(dataset.candidates)
         var written: [PickWriter.Written] = []
         for pool in pools where stop.requested == nil {
-            let groups = PickGroups.groups(pool.candidates, descriptors: descriptors, perTrack: settings.perTrack)
+            let groups = PickGroups.groups(pool.candidates, descriptors: descriptors)
             let choices = PickChooser.choose(pool.candidates, groups: groups, scores: scores, count: pool.count, perTrack: settings.perTrack)
             written += try writer.writeCrops(choices, folder: pool.folder, stop: stop)
         }
