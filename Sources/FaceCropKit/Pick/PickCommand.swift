@@ -95,6 +95,23 @@ enum PickCommand {
             throw .usage(settings.operands.count < 2 ? "pick needs a dataset folder and an output folder" : "unexpected argument '\(settings.operands[2])'")
         }
         if settings.perPerson != nil, settings.person != nil { throw .usage("give '--person' or '--per-person', not both") }
+        try refuseInsideDataset(output: settings.operands[1], dataset: settings.operands[0])
         if settings.perPerson != nil, settings.count != nil { throw .usage("'--count' is for one person or by photo; '--per-person N' sets the count of each person") }
+    }
+
+    /// pick never writes into the dataset: `<out>` may be neither the
+    /// dataset folder nor inside it (by device and inode, however it is spelled).
+    static func refuseInsideDataset(output: String, dataset: String) throws(FaceCropError) {
+        guard let target = FileIdentity(path: dataset, follow: true) else { return }
+        var path = (output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output) as NSString
+        path = path.standardizingPath as NSString
+        while true {
+            if FileIdentity(path: path as String, follow: true) == target {
+                throw .usage("the output folder '\(output)' is in the dataset '\(dataset)': pick never writes into a dataset; choose another folder")
+            }
+            let parent = path.deletingLastPathComponent as NSString
+            if parent == path || parent.length == 0 { return }
+            path = parent
+        }
     }
 }

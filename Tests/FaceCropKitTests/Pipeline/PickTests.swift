@@ -81,7 +81,7 @@ struct PickTests {
     }
 
     /// Two picks give the same bytes; the dataset is not changed; a person
-    /// not in it is a usage error.
+    /// not in it, or an output inside it, is a usage error.
     @Test func picksAreDeterministicLeaveTheDatasetAloneAndRefuseAnUnknownPerson() throws {
         let (work, photos, dataset) = try dataset(people: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -100,6 +100,10 @@ struct PickTests {
             See 'facecrop --help' for more information.
 
             """)
+        // Nor does an output inside it.
+        let inside = try facecrop(["pick", dataset.path, dataset.appendingPathComponent("pick").path, "--count", "1"])
+        #expect(inside.status == 64)
+        #expect(inside.stderr.hasPrefix("Error: the output folder '\(dataset.path)/pick' is in the dataset '\(dataset.path)': pick never writes into a dataset"))
         #expect(try fingerprint(dataset) == before)
     }
 
