@@ -87,3 +87,36 @@ struct PickUnitTests {
         #expect(PickGroups.seconds("2019-07") == nil)
     }
 }
+
+/// A manifest line with the quality record (`pose`, `face_px`,
+/// `face_quality`, `quality_reason`) is read with it; one without falls back.
+struct PickCandidateTests {
+    static func line(_ text: String) -> ManifestLines.Line {
+        let object = try! JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+        return ManifestLines.Line(text: text, object: object, status: object["status"] as! String, crop: object["crop"] as! String)
+    }
+
+    static let base = #""source": "a.jpg", "status": "ok", "face": 0, "bbox": [10,20,100,120], "score": 0.9, "crop": "a.jpg.face0.jpg", "sharpness": 120.5, "phash": "589f7328678665b1", "width": 640, "height": 480, "taken": "2019-07-04T12:30:05+02:00""#
+
+    @Test func theQualityRecordIsUsedWhenTheDatasetHasIt() throws {
+        let text = "{" + Self.base + #", "pose": {"yaw": -31.5, "pitch": 4, "roll": 2.25}, "face_px": 64.5, "face_quality": 0.8125, "quality_reason": "blur"}"#
+        let candidate = try #require(PickCandidate(Self.line(text), number: 1))
+        #expect(candidate.pose == PickCandidate.Pose(yaw: -31.5, pitch: 4, roll: 2.25))
+        #expect(PoseBin(candidate.pose) == .left)
+        #expect(candidate.size == 64.5 && candidate.qualityReason == "blur" && candidate.year == "2019")
+        #expect(PickScore([candidate]).score(candidate) == (0.8125, .faceQuality))
+    }
+
+    @Test func aDatasetBeforeTheQualityRecordIsRankedBySharpnessAndSize() throws {
+        let sharpSmall = try #require(PickCandidate(Self.line("{" + Self.base + "}"), number: 1))
+        var blurredLarge = sharpSmall
+        (blurredLarge.number, blurredLarge.sharpness, blurredLarge.box.width) = (2, 10, 300)
+        var worst = sharpSmall
+        (worst.number, worst.sharpness, worst.box.width, worst.box.height) = (3, 5, 20, 20)
+        let scores = PickScore([sharpSmall, blurredLarge, worst])
+        #expect(PoseBin(sharpSmall.pose) == .unknown)
+        #expect(scores.score(sharpSmall) == (0.75, .sharpnessAndSize))
+        #expect(scores.score(blurredLarge) == (0.75, .sharpnessAndSize))
+        #expect(scores.score(worst) == (0, .sharpnessAndSize))
+    }
+}
