@@ -12,8 +12,7 @@ struct PickChoice: Sendable {
 
 /// Chooses N crops from a pool: at most one per group of near-duplicates
 /// (`PickGroups`), one per photo and `perTrack` per video track. Each group
-/// offers its best crop (by score, then manifest order) that those limits
-/// still allow; of these, one at a time, the crop whose pose bin has been
+/// offers its best crop (`rank`) that those limits still allow; of these, one at a time, the crop whose pose bin has been
 /// used least is taken, then whose capture year, then capture day, has been
 /// used least, then the best score, then the first in manifest order. So
 /// every bin the pool has is used before any bin is used twice, and within
@@ -64,8 +63,20 @@ enum PickChooser {
         return (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
     }
 
-    /// Each group's crops, best first (score, then manifest order); the
-    /// groups in the order of their first crop.
+    /// How a group's crops are ordered, best first: by score, then manifest
+    /// order. Ranked by the stand-in score (a dataset without
+    /// `face_quality`), the crop from the photo with the most pixels comes
+    /// first: of near-duplicates, a resized or cut copy has fewer, and the
+    /// stand-in cannot tell a recompressed copy (whose blocks look sharp)
+    /// from its photo.
+    static func rank(_ entry: Entry) -> (Int, Double, Int) {
+        let candidate = entry.candidate
+        let pixels = entry.source == .faceQuality ? 0 : (candidate.width ?? 0) * (candidate.height ?? 0)
+        return (pixels, entry.score, -candidate.number)
+    }
+
+    /// Each group's crops, best first (`rank`); the groups in the order of
+    /// their first crop.
     static func members(_ pool: [PickCandidate], groups: [Int], scores: PickScore) -> [[Entry]] {
         var byGroup: [Int: [Entry]] = [:]
         for (index, candidate) in pool.enumerated() {
@@ -73,9 +84,7 @@ enum PickChooser {
             byGroup[groups[index], default: []].append(
                 Entry(candidate: candidate, score: score, source: source, bin: PoseBin(candidate.pose)))
         }
-        return byGroup.values.map { entries in
-            entries.sorted { ($0.score, -$0.candidate.number) > ($1.score, -$1.candidate.number) }
-        }.sorted { $0.map(\.candidate.number).min()! < $1.map(\.candidate.number).min()! }
+        return byGroup.values.map { entries in entries.sorted { rank($0) > rank($1) } }.sorted { $0.map(\.candidate.number).min()! < $1.map(\.candidate.number).min()! }
     }
 }
 
