@@ -28,17 +28,22 @@ struct PickDescriptors {
         rows = count / Embedding.size
     }
 
-    /// The Euclidean distance between rows `a` and `b` (dlib's measure: two
-    /// photos of one person are usually under 0.6 apart); nil for a row the
-    /// file does not have.
-    func distance(_ a: Int, _ b: Int) -> Float? {
-        guard a >= 0, b >= 0, a < rows, b < rows else { return nil }
+    /// Whether rows `a` and `b` are at most `limit` apart (Euclidean,
+    /// dlib's measure: two photos of one person are usually under 0.6
+    /// apart); false for a row the file does not have. Stops adding as soon
+    /// as the sum passes the limit: most pairs are far apart.
+    func within(_ limit: Float, _ a: Int, _ b: Int) -> Bool {
+        guard a >= 0, b >= 0, a < rows, b < rows else { return false }
         let n = Embedding.size
-        var sum: Float = 0
-        for k in 0..<n {
-            let d = values[a * n + k] - values[b * n + k]
-            sum += d * d
+        let bound = limit * limit
+        return values.withUnsafeBufferPointer { all in
+            var sum: Float = 0
+            for k in 0..<n {
+                let d = all[a * n + k] - all[b * n + k]
+                sum += d * d
+                if sum > bound { return false }
+            }
+            return true
         }
-        return sum.squareRoot()
     }
 }

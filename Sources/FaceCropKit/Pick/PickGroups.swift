@@ -60,15 +60,14 @@ enum PickGroups {
     /// of one person's faces; a face of no person is compared with none).
     private static func joinDescriptors(_ pool: [PickCandidate], _ descriptors: PickDescriptors?, _ groups: inout UnionFind) {
         guard let descriptors else { return }
-        var byPerson: [String: [Int]] = [:]
-        for (index, candidate) in pool.enumerated() where candidate.embedding != nil {
-            if let person = candidate.person { byPerson[person, default: []].append(index) }
+        var byPerson: [String: [(index: Int, row: Int)]] = [:]
+        for (index, candidate) in pool.enumerated() {
+            if let person = candidate.person, let row = candidate.embedding { byPerson[person, default: []].append((index, row)) }
         }
         for members in byPerson.values {
             for (i, a) in members.enumerated() {
-                for b in members[(i + 1)...] {
-                    guard let distance = descriptors.distance(pool[a].embedding!, pool[b].embedding!) else { continue }
-                    if distance <= copyDistance { groups.join(a, b) }
+                for b in members[(i + 1)...] where descriptors.within(copyDistance, a.row, b.row) {
+                    groups.join(a.index, b.index)
                 }
             }
         }
@@ -89,8 +88,8 @@ enum PickGroups {
     }
 
     private static func oneBurst(_ a: PickCandidate, _ b: PickCandidate, _ descriptors: PickDescriptors?) -> Bool {
-        if let descriptors, let x = a.embedding, let y = b.embedding, let distance = descriptors.distance(x, y) {
-            return distance <= burstDistance
+        if let descriptors, let x = a.embedding, let y = b.embedding, max(x, y) < descriptors.rows {
+            return descriptors.within(burstDistance, x, y)
         }
         guard let p = a.photoHash, let q = b.photoHash, let s = place(a), let t = place(b) else { return false }
         return p.distance(to: q) <= Dedup.defaultThreshold && DedupFace.overlap(s, t) >= 0.5
