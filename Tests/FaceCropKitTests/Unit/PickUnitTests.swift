@@ -67,6 +67,20 @@ struct PickUnitTests {
         #expect(Self.choose(photo, count: 2) == [1])
     }
 
+    /// Without face_quality, a group's shrunk copy gives way to its photo
+    /// even when it measures sharper; within one size step, the score decides.
+    @Test func withoutFaceQualityTheLargerFaceOfAGroupComesFirst() {
+        var photo = Self.candidate(1, quality: 0)
+        photo.faceQuality = nil
+        photo.sharpness = 50
+        var shrunk = photo
+        (shrunk.number, shrunk.source, shrunk.sharpness, shrunk.box.width, shrunk.box.height) = (2, "p2.jpg", 90, 50, 50)
+        var sharper = photo
+        (sharper.number, sharper.source, sharper.sharpness, sharper.box.width) = (3, "p3.jpg", 70, 104)
+        #expect(Self.choose([photo, shrunk], count: 1, groups: [0, 0]) == [1])
+        #expect(Self.choose([photo, shrunk, sharper], count: 1, groups: [0, 0, 0]) == [3])
+    }
+
     @Test func captions() {
         func choice(_ candidate: PickCandidate) -> PickChoice {
             PickChoice(candidate: candidate, score: 0.5, scoreSource: .faceQuality, bin: PoseBin(candidate.pose), others: [], why: [])
