@@ -80,7 +80,7 @@ enum PickCommand {
             try check(settings)
             let (count, summary) = try pick(settings, stop: stop, temporaries: temporaries)
             if let signal = stop.requested { return signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted }
-            if !settings.quiet { Terminal.stderr("facecrop: picked \(count) crops\(summary) -> '\(settings.operands[1])'\n") }
+            if !settings.quiet { Terminal.stderr("facecrop: picked \(count) crop\(count == 1 ? "" : "s")\(summary) -> '\(settings.operands[1])'\n") }
             return ExitStatus.success
         } catch .usage(let message) {
             return ArgumentReader.usageError(message, usage: usage)

@@ -16,6 +16,7 @@ extension PickCommand {
         let dataset = try PickDataset.load(folder)
         let pools = try pools(settings, dataset)
         let crop = cropSettings(settings, dataset: folder)
+        try Vips.start()  // one thread, no cache, as in a run: before the first cut
         try writingTo(output) { () throws(WriteFailure) in try AtomicFile.makeFolder(output) }
         let writer = PickWriter(
             output: output, dataset: folder, cutter: PickCutter(photos: settings.photos, settings: crop, temporaries: temporaries),
@@ -79,7 +80,8 @@ extension PickCommand {
         for candidate in dataset.candidates {
             if let person = candidate.person { byPerson[person, default: []].append(candidate) }
         }
-        var used: Set<String> = []
+        // A person named like one of pick's files gets a folder of another name.
+        var used: Set<String> = [HFMetadata.fileName, PickReport.fileName, "contact-sheet.png"]
         return byPerson.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { person in
             Pool(folder: folderName(person, used: &used), person: person, candidates: byPerson[person]!, count: each)
         }

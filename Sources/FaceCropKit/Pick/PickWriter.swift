@@ -73,7 +73,6 @@ struct PickWriter {
     func writeSheets(_ written: [Written]) throws(FaceCropError) -> [String] {
         let names = ContactSheet.names(forCrops: written.count)
         ContactSheet.removeStale(keeping: names.count, in: output)
-        try Vips.start()
         for (sheet, name) in names.enumerated() {
             let range = (sheet * ContactSheet.perSheet)..<min(written.count, (sheet + 1) * ContactSheet.perSheet)
             var tiles: [SheetTile] = []
