@@ -53,11 +53,13 @@ extension PickCommand {
     /// ` of 'alice' (3 pose bins, 4 years; 2 copied ...)`.
     static func summary(_ pools: [Pool], _ written: [PickWriter.Written]) -> String {
         let who = pools.count == 1 ? pools[0].person.map { " of '\($0)'" } ?? " by photo" : " of \(pools.count) people"
-        let bins = Set(written.map(\.choice.bin)).count
+        let bins = Set(written.map(\.choice.bin).filter { $0 != .unknown }).count
         let years = Set(written.compactMap(\.choice.candidate.year)).count
         let copied = written.filter { !$0.cut }.count
+        let binText = bins == 0 ? "pose not known" : "\(bins) pose bin\(bins == 1 ? "" : "s")"
+        let yearText = years == 0 ? "no capture dates" : "\(years) year\(years == 1 ? "" : "s")"
         let copiedText = copied == 0 ? "" : "; \(copied) copied from the dataset (photo not found, changed, or a video)"
-        return who + " (\(bins) pose bin\(bins == 1 ? "" : "s"), \(years) year\(years == 1 ? "" : "s")\(copiedText))"
+        return who + " (\(binText), \(yearText)\(copiedText))"
     }
 
     /// The pools the request asks for.

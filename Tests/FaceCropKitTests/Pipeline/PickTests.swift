@@ -59,7 +59,7 @@ struct PickTests {
         let out = work.appendingPathComponent("pick")
         let run = try facecrop(["pick", dataset.path, out.path, "--person", hopper, "--count", "3", "--photos", photos.path, "--size", "200"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr == "facecrop: picked 1 crop of '\(hopper)' (1 pose bin, 1 year) -> '\(out.path)'\n")
+        #expect(run.stderr == "facecrop: picked 1 crop of '\(hopper)' (pose not known, 1 year) -> '\(out.path)'\n")
         let entries = try picked(out)
         #expect(entries.count == 1)
         #expect((entries[0]["source"] as? String)?.hasPrefix("burst-") == true)
