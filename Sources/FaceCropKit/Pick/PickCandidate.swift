@@ -116,9 +116,9 @@ struct PickDataset {
     static func load(_ folder: String) throws(FaceCropError) -> PickDataset {
         let manifest = folder + "/" + Manifest.fileName
         var info = stat()
-        guard stat(folder, &info) == 0 else { throw .inputMissing(folder, reason: "cannot read dataset '\(folder)': \(systemError(errno))") }
+        guard stat(folder, &info) == 0 else { throw .inputMissing(folder, reason: systemError(errno)) }
         guard access(manifest, R_OK) == 0 else {
-            throw .inputMissing(folder, reason: "'\(folder)' has no readable \(Manifest.fileName) (\(systemError(errno))): not a facecrop dataset")
+            throw .inputMissing(folder, reason: "no readable \(Manifest.fileName) (\(systemError(errno))): not a facecrop dataset")
         }
         var candidates: [PickCandidate] = []
         var grouped = false

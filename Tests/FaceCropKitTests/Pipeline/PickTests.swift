@@ -109,7 +109,8 @@ struct PickTests {
 
     /// Without --people: by photo, one crop per moment and per photo
     /// (two-people.jpg's faces are near-duplicates of the burst and of
-    /// astronaut.jpg, yet two photos are picked); --person is a usage error.
+    /// astronaut.jpg, yet two photos are picked); --person is a usage error,
+    /// a folder that is not a dataset exit 66.
     @Test func withoutPeopleItPicksByPhoto() throws {
         let (work, _, dataset) = try dataset(people: false)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -125,5 +126,10 @@ struct PickTests {
         let person = try facecrop(["pick", dataset.path, out.path, "--person", "alice"])
         #expect(person.status == 64)
         #expect(person.stderr.hasPrefix("Error: '\(dataset.path)' was made without --people, so its crops have no person and '--person' cannot be used"))
+        // Not a dataset: exit 66, naming it.
+        let photos = work.appendingPathComponent("photos").path
+        let missing = try facecrop(["pick", photos, out.path])
+        #expect(missing.status == 66)
+        #expect(missing.stderr == "facecrop: error: cannot read input '\(photos)': no readable manifest.jsonl (No such file or directory): not a facecrop dataset\n")
     }
 }
