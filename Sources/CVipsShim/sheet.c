@@ -14,6 +14,27 @@ static const uint8_t digit_font[10][7] = {
     {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}, {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C},
 };
 
+// The few other characters a labelled tile uses (CVipsShim_SheetTileLabel):
+// the pose bins' initials, '-' for a value not known, '.' and ' '.
+static const struct {
+    char c;
+    uint8_t rows[7];
+} other_glyphs[] = {
+    {'F', {0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10}}, {'L', {0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F}},
+    {'R', {0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11}}, {'U', {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E}},
+    {'D', {0x1E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x1E}}, {'-', {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}},
+    {'.', {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C}}, {' ', {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}},
+};
+
+// The 5x7 rows of `c`; NULL for a character the font does not have (left blank).
+static const uint8_t *glyph(char c) {
+    if (c >= '0' && c <= '9') return digit_font[c - '0'];
+    for (size_t i = 0; i < sizeof other_glyphs / sizeof other_glyphs[0]; i++) {
+        if (other_glyphs[i].c == c) return other_glyphs[i].rows;
+    }
+    return NULL;
+}
+
 enum { label_scale = 2, label_background = 24, label_ink = 255, tile_background = 40 };
 
 // Gives 3-band uchar pixels the sRGB interpretation. Takes `t`; NULL on failure.
@@ -24,18 +45,16 @@ static VipsImage *as_srgb(VipsImage *t) {
     return status == 0 ? typed : NULL;
 }
 
-// A side x CVipsShim_LabelHeight sRGB strip with `number` drawn at its left.
-static VipsImage *label_strip(int side, long number) {
+// A side x CVipsShim_LabelHeight sRGB strip with `text` drawn at its left.
+static VipsImage *label_strip(int side, const char *text) {
     size_t size = (size_t)side * CVipsShim_LabelHeight * 3;
     uint8_t *pixels = g_malloc(size);
     memset(pixels, label_background, size);
-    char text[24];
-    g_snprintf(text, sizeof text, "%ld", number < 0 ? 0 : number);
     int x = 3;
     int y = (CVipsShim_LabelHeight - 7 * label_scale) / 2;
     for (const char *c = text; *c && x + 5 * label_scale <= side; c++) {
-        const uint8_t *rows = digit_font[*c - '0'];
-        for (int row = 0; row < 7 * label_scale; row++) {
+        const uint8_t *rows = glyph(*c);
+        for (int row = 0; rows && row < 7 * label_scale; row++) {
             for (int column = 0; column < 5 * label_scale; column++) {
                 if (!(rows[row / label_scale] & (0x10 >> (column / label_scale)))) continue;
                 memset(pixels + ((size_t)(y + row) * side + x + column) * 3, label_ink, 3);
@@ -60,8 +79,8 @@ static VipsImage *placeholder(int side) {
 }
 
 // `t` centred on a side x side dark square, with the label strip for
-// `number` underneath. Takes `t`; NULL on failure.
-static VipsImage *framed(VipsImage *t, int side, long number) {
+// `label` underneath. Takes `t`; NULL on failure.
+static VipsImage *framed(VipsImage *t, int side, const char *label) {
     VipsImage *next = NULL;
     int width = vips_image_get_width(t);
     int height = vips_image_get_height(t);
@@ -77,7 +96,7 @@ static VipsImage *framed(VipsImage *t, int side, long number) {
         if (status != 0) return NULL;
         t = next;
     }
-    VipsImage *strip = label_strip(side, number);
+    VipsImage *strip = label_strip(side, label);
     int failed = !strip || vips_join(t, strip, &next, VIPS_DIRECTION_VERTICAL, NULL) != 0;
     shim_unref(strip);
     shim_unref(t);
@@ -86,7 +105,14 @@ static VipsImage *framed(VipsImage *t, int side, long number) {
 
 int CVipsShim_SheetTile(const char *path, int side, long number, CVipsShim_Image **result,
                         char **message) {
-    if (side < 8 || !result) {
+    char text[24];
+    g_snprintf(text, sizeof text, "%ld", number < 0 ? 0 : number);
+    return CVipsShim_SheetTileLabel(path, side, text, result, message);
+}
+
+int CVipsShim_SheetTileLabel(const char *path, int side, const char *label, CVipsShim_Image **result,
+                             char **message) {
+    if (side < 8 || !result || !label) {
         return shim_fail(CVipsShim_BadArgument, message, "bad arguments to SheetTile");
     }
     *result = NULL;
@@ -100,7 +126,7 @@ int CVipsShim_SheetTile(const char *path, int side, long number, CVipsShim_Image
     } else {
         t = placeholder(side);
     }
-    if (t) t = framed(t, side, number);
+    if (t) t = framed(t, side, label);
     if (!t) return shim_fail(CVipsShim_EncodeFailed, message, "could not make tile");
     // Decode now, so that the file is closed and the tile is a small block of
     // memory, however many tiles a sheet holds.

@@ -218,6 +218,12 @@ int CVipsShim_LoadRGB(const char *path, int side, uint8_t *rgb, size_t capacity,
 int CVipsShim_SheetTile(const char *path, int side, long number, CVipsShim_Image **tile,
                         char **message);
 
+/// CVipsShim_SheetTile with `label` drawn instead of a number: digits, the
+/// capitals F L R U D, '-', '.' and ' ' (any other character is left
+/// blank), as many as fit the tile's width (10 at side 128).
+int CVipsShim_SheetTileLabel(const char *path, int side, const char *label, CVipsShim_Image **tile,
+                             char **message);
+
 /// Joins `count` tiles into a grid `across` tiles wide, 2 pixels apart, and
 /// writes it as a PNG file at `path`.
 /// Returns CVipsShim_BadArgument, CVipsShim_EncodeFailed (also when the file

@@ -23,6 +23,7 @@ public enum FaceCropCommand {
         if arguments.first == "reject" {
             return RejectCommand.run(Array(arguments.dropFirst()), temporaries: temporaries)
         }
+        if arguments.first == "pick" { return PickCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries) }
         if arguments.first == "people" { return PeopleCommand.run(Array(arguments.dropFirst()), temporaries: temporaries) }
         if arguments.first == "merge" {
             return await MergeCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries)

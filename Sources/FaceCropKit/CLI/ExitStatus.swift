@@ -38,7 +38,7 @@ public enum ExitStatus {
             meaning: "The command line is wrong: stderr gets 'Error: ...', the usage line and \"See 'facecrop --help' for more information.\""),
         Entry(
             status: noInput, name: "input missing",
-            meaning: "An input path does not exist or cannot be read; for merge, a shard folder is missing, unfinished or made with other settings; for export, the dataset, its manifest.jsonl or a crop it names."),
+            meaning: "An input path does not exist or cannot be read; for merge, a shard folder is missing, unfinished or made with other settings; for export and pick, the dataset, its manifest.jsonl or a crop it names."),
         Entry(
             status: unavailable, name: "cascade, model, library or ffmpeg unavailable",
             meaning: "A cascade, a detector's model (YuNet or CenterFace: --model, or none found where it is looked for), dlib's models for --people, or a library (libvips, OpenCV's people detector) cannot be loaded, or, with clips, ffmpeg is missing or cannot write the codec with alpha."),

@@ -34,6 +34,12 @@ enum Manual {
             ".I dataset out",
             "[\\fB\\-\\-shard\\-size\\fR \\fIN\\fR]",
             ".br",
+            ".B facecrop pick",
+            ".I dataset out",
+            "[\\fB\\-\\-person\\fR \\fINAME\\fR]",
+            "[\\fB\\-\\-count\\fR \\fIN\\fR | \\fB\\-\\-per\\-person\\fR \\fIN\\fR]",
+            "[\\fB\\-\\-photos\\fR \\fIdir\\fR]\\&...",
+            ".br",
             ".B facecrop \\-\\-completions",
             ".I bash|zsh",
             ".SH DESCRIPTION",
@@ -44,6 +50,8 @@ enum Manual {
             text("facecrop people lists the people of a dataset made with --people (each with its faces, photos and a representative crop, then the faces of no one); with --name, --add, --not or --ignore and crops it adds statements to people.txt, the file of names and corrections every --people run applies (facecrop people --help)."),
             ".PP",
             text("facecrop export webdataset writes a dataset's crops and manifest lines as WebDataset tar shards, faces-000000.tar, ... (facecrop export --help)."),
+            ".PP",
+            text("facecrop pick chooses a person's best and most varied crops of a dataset (--person, or --per-person for everyone, or by photo): never two near-duplicates of one photo or burst, every pose bin and capture year before any twice, quality within; it writes them, cut again from the photos (--photos) at --size and --margin or copied, with a caption .txt beside each, metadata.jsonl, pick.json and a labelled contact sheet, and never changes the dataset (facecrop pick --help)."),
             ".PP",
             text("A rerun into the same folder processes only new and changed photos, removes the crops of photos that are gone, and redoes everything when the settings change. Every file is written under a temporary name and renamed into place."),
             ".SH OPTIONS",
@@ -167,7 +175,7 @@ enum Manual {
                 if [[ "$cur" == -* ]]; then
                     COMPREPLY=($(compgen -W "\(names)" -- "$cur"))
                 elif [[ $COMP_CWORD -eq 1 ]]; then
-                    COMPREPLY=($(compgen -W "merge export people" -- "$cur") $(compgen -f -- "$cur"))
+                    COMPREPLY=($(compgen -W "merge export people pick" -- "$cur") $(compgen -f -- "$cur"))
                 else
                     COMPREPLY=($(compgen -f -- "$cur"))
                 fi

@@ -397,14 +397,14 @@ public enum OptionTable {
         return Shard(index: index, count: count)
     }
 
-    private static func int(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(FaceCropError) -> Int {
+    static func int(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(FaceCropError) -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw .usage("'\(name)' needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return value
     }
 
-    private static func double(_ text: String, _ name: String, _ range: ClosedRange<Double>) throws(FaceCropError) -> Double {
+    static func double(_ text: String, _ name: String, _ range: ClosedRange<Double>) throws(FaceCropError) -> Double {
         guard let value = Double(text), value.isFinite, range.contains(value) else {
             throw .usage("'\(name)' needs a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }

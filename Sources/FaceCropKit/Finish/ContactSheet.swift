@@ -106,6 +106,18 @@ final class SheetTile {
         self.handle = handle
     }
 
+    /// The image at `path` as a tile labelled with `label` (the characters
+    /// `CVipsShim_SheetTileLabel` draws: digits, F L R U D, '-', '.', ' ').
+    init(path: String, label: String) throws(FaceCropError) {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        let status = CVipsShim_SheetTileLabel(path, Int32(ContactSheet.tileSide), label, &handle, &message)
+        guard status == 0, let handle else {
+            throw .decodeFailed(path, reason: takeMessage(message, fallback: "could not make tile"))
+        }
+        self.handle = handle
+    }
+
     deinit { CVipsShim_ImageFree(handle) }
 
     /// Writes the tiles joined `across` wide as a PNG file; returns why it could not.

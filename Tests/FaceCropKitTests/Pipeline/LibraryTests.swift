@@ -8,27 +8,9 @@ import Testing
 /// and run through the real binary.
 @Suite(.serialized)
 struct LibraryTests {
-    /// `fixture` with an EXIF block holding DateTimeOriginal and
-    /// OffsetTimeOriginal inserted after the JPEG's start marker (Fixtures'
-    /// JPEGs have no EXIF): a little-endian TIFF header, IFD0 with only the
-    /// Exif IFD pointer (0x8769), the Exif IFD with 0x9003 and 0x9011.
+    /// `fixture` with DateTimeOriginal and OffsetTimeOriginal (see `withCaptureTime`).
     func jpeg(_ fixture: String, taken: String, offset: String) throws -> Data {
-        let photo = try Data(contentsOf: fixtures.appendingPathComponent(fixture))
-        func u16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        func u32(_ v: Int) -> [UInt8] { u16(v & 0xFFFF) + u16(v >> 16) }
-        let date = Array(taken.utf8) + [0]
-        let zone = Array(offset.utf8) + [0]
-        let exifIFD = 8 + 2 + 12 + 4
-        let data = exifIFD + 2 + 24 + 4
-        var tiff: [UInt8] = Array("II".utf8) + u16(42) + u32(8)
-        tiff += u16(1) + u16(0x8769) + u16(4) + u32(1) + u32(exifIFD) + u32(0)
-        tiff += u16(2) + u16(0x9003) + u16(2) + u32(date.count) + u32(data)
-        tiff += u16(0x9011) + u16(2) + u32(zone.count) + u32(data + date.count) + u32(0)
-        tiff += date + zone
-        let payload = Array("Exif".utf8) + [0, 0] + tiff
-        let segment: [UInt8] = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
-        #expect(photo.prefix(2) == Data([0xFF, 0xD8]))
-        return photo.prefix(2) + Data(segment) + photo.dropFirst(2)
+        try withCaptureTime(Data(contentsOf: fixtures.appendingPathComponent(fixture)), taken: taken, offset: offset)
     }
 
     /// Crops carry nothing of their photo's metadata, in every format:
