@@ -107,8 +107,7 @@ extension PickCommand {
     /// The crop settings: the dataset's (stats.json), with `--size` and `--margin`.
     static func cropSettings(_ settings: Settings, dataset: String) -> CropSettings {
         var options = Options()
-        let data = FileManager.default.contents(atPath: dataset + "/stats.json") ?? Data()
-        let stats = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        let stats = JSONReading.object(atPath: dataset + "/stats.json")
         if let recorded = stats?["settings"] as? [String: Any] {
             if let size = recorded["size"] as? Int { options.size = size }
             if let margin = PickCandidate.number(recorded["margin"]) { options.margin = margin }

@@ -91,8 +91,7 @@ struct PickWriter {
     /// Removes the crops and captions the previous pick.json in `output`
     /// lists that this pick did not write.
     func removeStale(keeping written: [Written]) {
-        guard let data = FileManager.default.contents(atPath: output + "/" + PickReport.fileName),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        guard let object = JSONReading.object(atPath: output + "/" + PickReport.fileName),
             let picked = object["picked"] as? [[String: Any]]
         else { return }
         let kept = Set(written.map(\.file))
