@@ -24,6 +24,7 @@ actor Progress {
         if let error = record.error {
             say("facecrop: error: \(error.description)")
         }
+        for warning in record.warnings { say("facecrop: warning: \(warning)") }
         draw(force: done == total)
     }
 

@@ -40,6 +40,12 @@ struct FaceRecord: Sendable, Equatable {
     var split: String?
     /// A face in a video: its frame, time and track.
     var video: VideoFace?
+    /// A face tag in the photo's XMP covers it (manifest `tagged`), with
+    /// this name (`tag_name`; nil: unnamed); `foundByTag`: the detector
+    /// missed it and its crop is from the tag (`found_by`).
+    var tagged = false
+    var tagName: String?
+    var foundByTag = false
 }
 
 /// Where in a video a face was found.
@@ -121,6 +127,12 @@ struct PhotoRecord: Sendable, Equatable {
     /// The people its Google Takeout sidecar names, in the sidecar's order
     /// (manifest `names`; empty without a sidecar).
     var names: [String] = []
+    /// Face tags in its XMP, and how many of them the detector found
+    /// (manifest `tagged_faces`, `tagged_faces_found`; 0 without tags).
+    var taggedFaces = 0
+    var taggedFacesFound = 0
+    /// For the terminal: what could not be read of its XMP (not recorded).
+    var warnings: [String] = []
     /// `--since` / `--until` leave it out: it is not recorded.
     var outsideDates = false
     /// A video's duration and samples (nil for a photo, and a video that

@@ -29,6 +29,7 @@ struct Stats {
         if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
         if settings.people { curation.append(("people", .string(PeopleStep.settingsValue))) }
         if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
+        if !settings.taggedFaces { curation.append(("tagged_faces", .string("no"))) }
         if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
         return .object([
             ("size", .int(settings.size)),

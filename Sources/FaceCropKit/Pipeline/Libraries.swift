@@ -199,6 +199,26 @@ enum Libraries {
         }
     }
 
+    // MARK: XMP sidecars
+
+    /// The XMP sidecar of each photo in one folder, by photo name:
+    /// `IMG.jpg.xmp` (digiKam's and darktable's name) else `IMG.xmp`
+    /// (Lightroom's, Capture One's), either case of `.xmp`.
+    static func xmpSidecars(photos: [String], xmps: [String]) -> [String: String] {
+        guard !xmps.isEmpty else { return [:] }
+        var byName: [String: String] = [:]
+        for name in xmps.sorted() where byName[composed(stem(name))] == nil { byName[composed(stem(name))] = name }
+        var found: [String: String] = [:]
+        for photo in photos {
+            if let sidecar = byName[composed(photo)] ?? byName[composed(stem(photo))] { found[photo] = sidecar }
+        }
+        return found
+    }
+
+    static func isXMPName(_ name: String) -> Bool {
+        name.utf8.count > 4 && name.lowercased().hasSuffix(".xmp")
+    }
+
     // MARK: Helpers
 
     /// `text` in Unicode's composed form (a Mac may write "é" decomposed);
