@@ -35,6 +35,7 @@ enum ExportCommand {
     }
 
     static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) -> Int32 {
+        if arguments.first == "xmp" { return XMPExport.run(Array(arguments.dropFirst()), temporaries: temporaries) }
         if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
             Terminal.stdout(help)
             return ExitStatus.success
@@ -62,8 +63,8 @@ enum ExportCommand {
     }
 
     static func parse(_ arguments: [String]) throws(FaceCropError) -> Request {
-        guard let format = arguments.first else { throw .usage("export needs a format: webdataset") }
-        guard format == "webdataset" else { throw .usage("unknown export format '\(format)' (known: webdataset)") }
+        guard let format = arguments.first else { throw .usage("export needs a format: webdataset, xmp") }
+        guard format == "webdataset" else { throw .usage("unknown export format '\(format)' (known: webdataset, xmp)") }
         var request = Request()
         var positional: [String] = []
         var rest = arguments.dropFirst()[...]

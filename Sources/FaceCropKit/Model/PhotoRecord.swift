@@ -208,6 +208,15 @@ public struct RunCounts: Sendable, Equatable {
     /// `--people`: people found, and faces in one of them (nil: not grouped).
     public var people: Int?
     public var grouped = 0
+    /// Face tags in the photos' XMP, and how many the detector found: its
+    /// recall against faces people checked by hand (`TagStage`).
+    public var taggedFaces = 0
+    public var taggedFacesFound = 0
+
+    /// `taggedFacesFound` of `taggedFaces` as a percentage, one decimal.
+    var taggedRecall: Double? {
+        taggedFaces > 0 ? (Double(taggedFacesFound) / Double(taggedFaces) * 1000).rounded() / 10 : nil
+    }
 
     mutating func add(_ record: PhotoRecord, reused: Bool = false) {
         photos += 1
@@ -221,6 +230,8 @@ public struct RunCounts: Sendable, Equatable {
             }
         }
         if reused { self.reused += 1 }
+        taggedFaces += record.taggedFaces
+        taggedFacesFound += record.taggedFacesFound
         switch record.status {
         case .ok: ok += 1
         case .noFace: noFace += 1
