@@ -253,4 +253,31 @@ struct FaceTagTests {
         #expect(lines.allSatisfy { $0["status"] as? String == "ok" && $0["tagged"] == nil })
         #expect(try fingerprint(photos) == before)
     }
+
+    /// A tag names its face's group under --people (astronaut.jpg and
+    /// astronaut-large.jpg are one person, only the first tagged); a
+    /// people.txt statement about the group outranks the tag.
+    @Test func tagsNameGroupsBelowThePeopleFile() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        // astronaut.jpg (512 x 512): the face at about [177, 66, 95, 95].
+        try Self.tag("faces/astronaut.jpg", photos.appendingPathComponent("astronaut.jpg"), Self.mwg([("Eileen Collins", 0.4385, 0.2217, 0.1855, 0.1855)]))
+        try FileManager.default.copyItem(
+            at: fixtures.appendingPathComponent("faces/astronaut-large.jpg"), to: photos.appendingPathComponent("astronaut-large.jpg"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["FACECROP_DLIB_MODELS"] = packageRoot.appendingPathComponent("models").path
+        let output = work.appendingPathComponent("out")
+        _ = try run([photos.path, "-o", output.path, "-q", "--people"], environment: environment)
+        var persons = try readManifest(output).filter { $0["crop"] != nil }.map { $0["person"] as? String }
+        #expect(persons == ["Eileen Collins", "Eileen Collins"])
+        let large = try readManifest(output).first { $0["source"] as? String == "astronaut-large.jpg" }!
+        let box = (large["bbox"] as! [Int]).map(String.init).joined(separator: ",")
+        try "Commander = \(large["sha256"] as! String) \(box)\n".write(
+            to: output.appendingPathComponent("people.txt"), atomically: true, encoding: .utf8)
+        _ = try run([photos.path, "-o", output.path, "-q", "--people"], environment: environment)
+        persons = try readManifest(output).filter { $0["crop"] != nil }.map { $0["person"] as? String }
+        #expect(persons == ["Commander", "Commander"])
+    }
 }
