@@ -48,6 +48,17 @@ struct FaceRecord: Sendable, Equatable {
     var foundByTag = false
 }
 
+/// A name that cannot name a person, and the warning that says so and where it came from.
+struct NameWarning: Sendable, Equatable {
+    var name: String
+    var text: String
+
+    init(name: String, file: String, problem: String) {
+        self.name = name
+        text = "\(file): \(problem); it stays in the manifest's names but names no person"
+    }
+}
+
 /// Where in a video a face was found.
 struct VideoFace: Sendable, Equatable {
     /// The frame's presentation time in seconds from the video's first
@@ -133,6 +144,9 @@ struct PhotoRecord: Sendable, Equatable {
     var taggedFacesFound = 0
     /// For the terminal: what could not be read of its XMP (not recorded).
     var warnings: [String] = []
+    /// `--people`: names its Takeout sidecar or face tags give that cannot
+    /// name a person (name, warning), said once a run for each name.
+    var nameWarnings: [NameWarning] = []
     /// `--since` / `--until` leave it out: it is not recorded.
     var outsideDates = false
     /// A video's duration and samples (nil for a photo, and a video that

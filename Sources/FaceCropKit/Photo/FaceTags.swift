@@ -6,6 +6,8 @@ import Foundation
 struct FaceTag: Sendable, Equatable {
     var name: String?
     var box: PixelRect
+    /// The file that gave it (the sidecar's name, else the photo's), for messages.
+    var file = ""
 }
 
 /// Face regions read from XMP and turned into boxes (docs/libraries.md):
@@ -128,7 +130,7 @@ enum FaceTags {
                     result.warnings.append("\(file): \(label): smaller than a pixel; skipped")
                     continue
                 }
-                result.tags.append(FaceTag(name: usableName(region.name), box: box))
+                result.tags.append(FaceTag(name: usableName(region.name), box: box, file: file))
             }
         }
         return result

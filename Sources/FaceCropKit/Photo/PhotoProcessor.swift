@@ -38,6 +38,13 @@ struct PhotoProcessor: Sendable {
         var record = diagnosed { attempt(photo, previous: previous, sidecar: sidecar, with: detector) }
         if record.taken == nil { record.taken = sidecar?.taken }
         record.names = sidecar?.names ?? []
+        if settings.people, let path = photo.sidecar {
+            let file = FileName.display((path as NSString).lastPathComponent)
+            let unusable = record.names.compactMap { name in
+                PeopleFile.nameProblem(name, allowIgnore: false).map { NameWarning(name: name, file: file, problem: $0) }
+            }
+            record.nameWarnings = unusable + record.nameWarnings
+        }
         // Tagged names join Takeout's (each once, in face order).
         for name in record.faces.compactMap(\.tagName) where !record.names.contains(name) { record.names.append(name) }
         // A failure is reported whatever its date (it has none to go by).
@@ -107,6 +114,12 @@ struct PhotoProcessor: Sendable {
             let read = FaceTags.read(embedded: header.xmp, sidecar: photo.xmpSidecar, frame: frame, source: source)
             tags = read.tags
             record.warnings = read.warnings
+            if settings.people {
+                for tag in tags {
+                    guard let name = tag.name, let problem = PeopleFile.nameProblem(name, allowIgnore: false) else { continue }
+                    record.nameWarnings.append(NameWarning(name: name, file: tag.file, problem: problem))
+                }
+            }
         }
         let decoded = try DecodeStage.decode(bytes, header: header, settings: settings, gate: fullDecodes, source: source)
         let sha256 = bytes.sha256
