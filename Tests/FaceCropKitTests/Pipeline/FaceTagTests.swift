@@ -296,4 +296,23 @@ struct FaceTagTests {
         #expect(named["astronaut.jpg"] == "Commander")
         #expect(named["astronaut-large.jpg"] == "Commander")
     }
+
+    /// XMP embedded in a PNG (iTXt) and a TIFF (tag 700), as libvips hands it over with the header.
+    @Test func embeddedInPNGAndTIFF() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        // astronaut-rgba.png (320 x 320): the face at about [78, 64, 100, 100]; astronaut.tif as astronaut.jpg.
+        try Self.tag("formats/astronaut-rgba.png", photos.appendingPathComponent("a.png"), Self.mwg([("Png", 0.4, 0.35625, 0.3125, 0.3125)]))
+        try Self.tag("formats/astronaut.tif", photos.appendingPathComponent("a.tif"), Self.mp([("Tiff", 0.3457, 0.1289, 0.1855, 0.1855)]))
+        let output = work.appendingPathComponent("out")
+        _ = try run([photos.path, "-o", output.path, "-q"])
+        let lines = linesBySource(try readManifest(output))
+        for (source, name) in [("a.png", "Png"), ("a.tif", "Tiff")] {
+            let named = lines[source, default: []].filter { $0["tag_name"] as? String == name }
+            #expect(named.count == 1, "\(source)")
+            #expect(named.first?["found_by"] == nil, "\(source)")
+        }
+    }
 }
