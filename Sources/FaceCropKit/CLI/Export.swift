@@ -25,6 +25,9 @@ enum ExportCommand {
           -q, --quiet      No summary on stderr.
           -h, --help       Show this help.
 
+        Also: facecrop export xmp <dataset> <out> writes XMP sidecars with the
+        named faces, for digiKam, Lightroom and exiftool (export xmp --help).
+
         """
 
     struct Request {
