@@ -41,6 +41,8 @@ let package = Package(
                 .linkedLibrary("dlib"),
                 .linkedLibrary("lapack"),
                 .linkedLibrary("blas"),
+                // XMP face regions (xmp.cpp): Debian's libexiv2-dev.
+                .linkedLibrary("exiv2"),
                 .linkedLibrary("stdc++"),
             ]
         ),

@@ -27,6 +27,8 @@ public struct Options: Sendable, Equatable {
     public var minScore: Double?
     public var target = Target.face
     public var personOnly = false
+    /// `--no-tagged-faces`: face tags the detector missed get no crop.
+    public var taggedFaces = true
     public var align = AlignMode.none
     public var minSharpness = 0.0
     public var jobs: Int?
@@ -161,6 +163,7 @@ public enum OptionTable {
         .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces (three cat face cascades voting).") {
             $0.target = try choice($1, "--target")
         },
+        .flag(["--no-tagged-faces"], "Give no crop to a face tagged in the photo's XMP (digiKam, Lightroom, Picasa...) that the detector missed (default: it gets one, \"found_by\": \"tag\"); tags still name the faces found.") { $0.taggedFaces = false },
         .flag(["--person-only"], "Crop only faces placed on a person the HOG people detector finds (also past the photo's edges) or portrait-sized (1/8 of the shorter side); photos with neither get status no_person.") { $0.personOnly = true },
         .value(["--align"], "none|level|arcface|ffhq", "Frame and turn face crops: none (default); level: turn the crop so the eyes are level (also bare --align); arcface: ArcFace's 112 px five-point template scaled to --size; ffhq: NVlabs' FFHQ square. --margin does not apply to arcface and ffhq: the template decides the framing.") {
             $0.align = try alignMode($1)

@@ -43,6 +43,23 @@ struct FaceRecord: Sendable, Equatable {
     var split: String?
     /// A face in a video: its frame, time and track.
     var video: VideoFace?
+    /// A face tag in the photo's XMP covers it (manifest `tagged`), with
+    /// this name (`tag_name`; nil: unnamed); `foundByTag`: the detector
+    /// missed it and its crop is from the tag (`found_by`).
+    var tagged = false
+    var tagName: String?
+    var foundByTag = false
+}
+
+/// A name that cannot name a person, and the warning that says so and where it came from.
+struct NameWarning: Sendable, Equatable {
+    var name: String
+    var text: String
+
+    init(name: String, file: String, problem: String) {
+        self.name = name
+        text = "\(file): \(problem); it stays in the manifest's names but names no person"
+    }
 }
 
 /// Where in a video a face was found.
@@ -124,6 +141,15 @@ struct PhotoRecord: Sendable, Equatable {
     /// The people its Google Takeout sidecar names, in the sidecar's order
     /// (manifest `names`; empty without a sidecar).
     var names: [String] = []
+    /// Face tags in its XMP, and how many of them the detector found
+    /// (manifest `tagged_faces`, `tagged_faces_found`; 0 without tags).
+    var taggedFaces = 0
+    var taggedFacesFound = 0
+    /// For the terminal: what could not be read of its XMP (not recorded).
+    var warnings: [String] = []
+    /// `--people`: names its Takeout sidecar or face tags give that cannot
+    /// name a person (name, warning), said once a run for each name.
+    var nameWarnings: [NameWarning] = []
     /// `--since` / `--until` leave it out: it is not recorded.
     var outsideDates = false
     /// A video's duration and samples (nil for a photo, and a video that
@@ -199,6 +225,15 @@ public struct RunCounts: Sendable, Equatable {
     /// `--people`: people found, and faces in one of them (nil: not grouped).
     public var people: Int?
     public var grouped = 0
+    /// Face tags in the photos' XMP, and how many the detector found: its
+    /// recall against faces people checked by hand (`TagStage`).
+    public var taggedFaces = 0
+    public var taggedFacesFound = 0
+
+    /// `taggedFacesFound` of `taggedFaces` as a percentage, one decimal.
+    var taggedRecall: Double? {
+        taggedFaces > 0 ? (Double(taggedFacesFound) / Double(taggedFaces) * 1000).rounded() / 10 : nil
+    }
 
     mutating func add(_ record: PhotoRecord, reused: Bool = false) {
         photos += 1
@@ -212,6 +247,8 @@ public struct RunCounts: Sendable, Equatable {
             }
         }
         if reused { self.reused += 1 }
+        taggedFaces += record.taggedFaces
+        taggedFacesFound += record.taggedFacesFound
         switch record.status {
         case .ok: ok += 1
         case .noFace: noFace += 1

@@ -29,6 +29,11 @@ enum Manifest {
         if let photoHash = record.photoHash { last.append(("photo_phash", .string(photoHash.description))) }
         if let taken = record.taken { last.append(("taken", .string(taken.description))) }
         if !record.names.isEmpty { last.append(("names", .array(record.names.map { .string($0) }))) }
+        // Face tags in the photo's XMP, and how many the detector found.
+        if record.taggedFaces > 0 {
+            last.append(("tagged_faces", .int(record.taggedFaces)))
+            last.append(("tagged_faces_found", .int(record.taggedFacesFound)))
+        }
         // A video's lines say so (also when it could not be read), and how
         // long it is and how many frames were sampled.
         if VideoFiles.isVideoName(record.source) { last.append(("video", .bool(true))) }
@@ -83,6 +88,10 @@ enum Manifest {
             if let quality = video.quality { fields.append(("quality", .double(quality))) }
             if let frontality = video.frontality { fields.append(("frontality", .double(frontality))) }
         }
+        // A face tag covers it (with its name); the detector missed it.
+        if face.tagged { fields.append(("tagged", .bool(true))) }
+        if let name = face.tagName { fields.append(("tag_name", .string(name))) }
+        if face.foundByTag { fields.append(("found_by", .string("tag"))) }
         // --people, once grouped: the face's row in embeddings.npy and its person.
         if let row = face.embeddingRow {
             fields.append(("embedding", .int(row)))
@@ -110,6 +119,8 @@ enum Manifest {
         record.photoHash = first.photoPhash.flatMap(PerceptualHash.init(hex:))
         record.taken = first.taken.flatMap(CaptureTime.init(manifest:))
         record.names = first.names ?? []
+        record.taggedFaces = first.taggedFaces ?? 0
+        record.taggedFacesFound = first.taggedFacesFound ?? 0
         if let duration = first.duration, let samples = first.samples {
             record.video = VideoInfo(duration: duration, samples: samples, fullFrames: first.fullFrames)
         }
@@ -134,7 +145,8 @@ enum Manifest {
                     landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
                     transform: AlignmentJSON.transform(from: line.transform),
                     status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf,
-                    embeddingRow: line.embedding, person: line.person, split: line.split, video: video))
+                    embeddingRow: line.embedding, person: line.person, split: line.split, video: video,
+                    tagged: line.tagged ?? false, tagName: line.tagName, foundByTag: line.foundBy == "tag"))
         }
         record.faces = faces
         Manifest.settle(&record)
@@ -184,5 +196,10 @@ enum Manifest {
         var trackLength: Int?
         var quality: Double?
         var frontality: Double?
+        var tagged: Bool?
+        var tagName: String?
+        var foundBy: String?
+        var taggedFaces: Int?
+        var taggedFacesFound: Int?
     }
 }

@@ -31,6 +31,7 @@ struct Stats {
         if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
         if settings.people, let people { curation.append(("people", .string(people))) }
         if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
+        if !settings.taggedFaces { curation.append(("tagged_faces", .string("no"))) }
         if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
         return .object([
             ("size", .int(settings.size)),
@@ -110,6 +111,11 @@ struct Stats {
         if counts.rejected > 0 { members.append(("rejected", .int(counts.rejected))) }
         if counts.duplicate > 0 { members.append(("duplicate", .int(counts.duplicate))) }
         if counts.otherPerson > 0 { members.append(("other_person", .int(counts.otherPerson))) }
+        if let recall = counts.taggedRecall {
+            members.append(("tagged_faces", .int(counts.taggedFaces)))
+            members.append(("tagged_faces_found", .int(counts.taggedFacesFound)))
+            members.append(("tagged_faces_recall", .double(recall)))
+        }
         if let people = counts.people {
             members.append(("people", .int(people)))
             members.append(("faces_grouped", .int(counts.grouped)))
@@ -156,6 +162,9 @@ struct Stats {
         line += " (\(counts.ok) with faces, \(counts.noFace) without"
         line += counts.noPerson > 0 ? ", \(counts.noPerson) without a person" : ""
         line += ", \(counts.errors) failed)"
+        if let recall = counts.taggedRecall {
+            line += ", \(counts.taggedFacesFound) of \(counts.taggedFaces) tagged faces found (\(recall) %)"
+        }
         if counts.reused > 0 || removed > 0 {
             line += ", \(counts.photos - counts.reused) processed, \(counts.reused) unchanged, \(removed) old crops removed"
         }

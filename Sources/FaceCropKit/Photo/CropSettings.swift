@@ -26,6 +26,8 @@ public struct CropSettings: Sendable, Equatable {
     public var people: Bool
     public var splitByPerson: Bool
     public var keepPerson: [String]
+    /// Face tags the detector missed get crops (`--no-tagged-faces`: not).
+    public var taggedFaces = true
 
     /// How a turned crop is filled past the photo's edge: `--pad`, with
     /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
@@ -58,6 +60,7 @@ public struct CropSettings: Sendable, Equatable {
         split = options.split
         people = options.people
         splitByPerson = options.splitByPerson
+        taggedFaces = options.taggedFaces
         keepPerson = options.keepPerson
         video = VideoSettings(
             fps: options.videoFPS, keyframes: options.videoKeyframes, perTrack: options.perTrack,

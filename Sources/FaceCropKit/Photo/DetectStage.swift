@@ -7,6 +7,10 @@ struct FoundFace {
     var angle: Double?
     /// The five landmarks in upright full-resolution pixels, when found.
     var landmarks: FaceLandmarks?
+    /// The face tag it matches (`TagStage`), and whether it was found only
+    /// by its tag (the detector missed it).
+    var tag: FaceTag? = nil
+    var foundByTag = false
 }
 
 /// Stage 3: the faces (or whatever `--target` names) on the detection
