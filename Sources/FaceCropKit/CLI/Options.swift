@@ -29,6 +29,8 @@ public struct Options: Sendable, Equatable {
     public var personOnly = false
     public var align = AlignMode.none
     public var minSharpness = 0.0
+    public var minFaceQuality = 0.0
+    public var maxYaw = 180.0
     public var jobs: Int?
     /// nil: the detector's own default (`effectiveDetectSize`).
     public var detectSize: Int?
@@ -167,6 +169,12 @@ public enum OptionTable {
         }.valueOptional(meaning: "level"),
         .value(["--min-sharpness"], "F", "Drop faces whose sharpness (variance of the Laplacian at 96 px) is below F (default 0: keep all).") {
             $0.minSharpness = try double($1, "--min-sharpness", 0...1_000_000)
+        },
+        .value(["--min-face-quality"], "Q", "Leave out faces whose face_quality (0-1, the manifest's quality score; see docs/quality.md) is below Q: status low_quality, no crop (default 0: keep all).") {
+            $0.minFaceQuality = try double($1, "--min-face-quality", 0...1)
+        },
+        .value(["--max-yaw"], "DEG", "Leave out faces turned more than DEG degrees left or right (the manifest's pose.yaw): status low_quality, no crop (default 180: keep all).") {
+            $0.maxYaw = try double($1, "--max-yaw", 0...180)
         },
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
             $0.minNeighbors = try int($1, "--min-neighbors", 1...100)

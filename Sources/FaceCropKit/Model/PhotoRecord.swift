@@ -12,6 +12,8 @@ struct FaceRecord: Sendable, Equatable {
     var angle = 0.0
     /// Variance of the Laplacian of the box at 96 x 96 (higher is sharper).
     var sharpness = 0.0
+    /// The quality record (nil: a record made before it existed).
+    var quality: FaceQuality?
     /// The crop file, relative to `-o` ("" where none was written: `floor`).
     var crop = ""
     /// Whether the crop reached past the photo's edge and was padded.
@@ -76,6 +78,8 @@ enum FaceStatus: String, Sendable {
     case duplicate
     /// `--keep-person`: a face of someone else (or of no one), without a crop.
     case otherPerson = "other_person"
+    /// `--min-face-quality` / `--max-yaw`: below the floor, without a crop.
+    case lowQuality = "low_quality"
 }
 
 public enum PhotoStatus: String, Sendable {
@@ -189,6 +193,8 @@ public struct RunCounts: Sendable, Equatable {
     public var duplicate = 0
     /// `--keep-person`: faces of people not kept.
     public var otherPerson = 0
+    /// `--min-face-quality` / `--max-yaw`: faces left out.
+    public var lowQuality = 0
     /// `--split`: crops in each split.
     public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
@@ -206,6 +212,7 @@ public struct RunCounts: Sendable, Equatable {
             case .rejected: rejected += 1
             case .duplicate: duplicate += 1
             case .otherPerson: otherPerson += 1
+            case .lowQuality: lowQuality += 1
             }
         }
         if reused { self.reused += 1 }

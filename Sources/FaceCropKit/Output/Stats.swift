@@ -22,7 +22,9 @@ struct Stats {
     /// `--split`'s names, in order: crops per split are counted under `splits`.
     var splitNames: [String] = []
 
-    static func settingsJSON(_ settings: CropSettings, cascadePath: String, modelPath: String? = nil) -> JSON {
+    static func settingsJSON(
+        _ settings: CropSettings, cascadePath: String, modelPath: String? = nil, posePredictor: String? = nil
+    ) -> JSON {
         var curation: [(String, JSON)] = []
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
@@ -50,13 +52,18 @@ struct Stats {
             ("align", .string(settings.align.settingsValue)),
             ("min_sharpness", .double(settings.minSharpness)),
             ("model_sha256", .string(settings.detector.usesModel ? modelPath.map(fileHash) ?? "" : "")),
+            // The quality record: its filters, and dlib's 5-point predictor
+            // that gives the pose of faces without landmarks ("": none found).
+            ("min_face_quality", .double(settings.minFaceQuality)),
+            ("max_yaw", .double(settings.maxYaw)),
+            ("pose_sha256", .string(posePredictor.map(fileHash) ?? "")),
         ] + curation)
     }
 
     static let settingsKeys = [
         "size", "margin", "faces", "min_face", "pad", "format", "quality", "detect_size", "min_neighbors", "max_pixels",
         "cascade", "cascade_sha256", "detector", "min_score", "target", "person_only", "align", "min_sharpness",
-        "model_sha256",
+        "model_sha256", "min_face_quality", "max_yaw", "pose_sha256",
     ]
 
     /// Settings read back from a state file, in the order `settingsJSON` writes them.

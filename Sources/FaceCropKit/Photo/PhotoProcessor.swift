@@ -109,13 +109,17 @@ struct PhotoProcessor: Sendable {
             record.status = .noPerson
         case .faces(let faces, _, _) where faces.isEmpty:
             break
-        case .faces(let faces, let scale, let photoHash):
+        case .faces(var faces, let scale, let photoHash):
             let placement = PlaceStage.place(faces, full: decoded.full, prefix: prefix, settings: settings)
-            let rejected = faces.map { rejections.rejects(sha256: sha256, box: $0.box) }
+            let rated = PlaceStage.rate(&faces, placement, full: decoded.full, settings: settings)
+            // A person's rejection comes first: it is the surer reason.
+            let statuses = zip(faces, rated).map { face, status in
+                rejections.rejects(sha256: sha256, box: face.box) ? FaceStatus.rejected : status
+            }
             let writer = WriteStage(
                 settings: settings, outputRoot: outputRoot, temporaries: temporaries, journal: journal, gate: fullDecodes)
             record.faces = try writer.write(
-                faces, placement, rejected: rejected, from: decoded, detectionScale: scale, prefix: prefix, source: source,
+                faces, placement, statuses: statuses, from: decoded, detectionScale: scale, prefix: prefix, source: source,
                 embedder: detector.embedder)
             record.status = .ok
             record.photoHash = photoHash

@@ -63,7 +63,8 @@ struct RunSetup {
         config = FaceCropCommand.detectorConfig(options)
         detector = try Detector(config)
         settings = CropSettings(options)
-        described = Stats.settingsJSON(settings, cascadePath: config.cascadePath, modelPath: config.modelPath)
+        described = Stats.settingsJSON(
+            settings, cascadePath: config.cascadePath, modelPath: config.modelPath, posePredictor: config.posePredictor)
         settingsHash = Stats.hash(described)
         rejectionsPath = options.rejections ?? (output as NSString).appendingPathComponent(RejectionsFile.defaultName)
         do throws(RejectionsError) {
