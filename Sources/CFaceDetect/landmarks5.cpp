@@ -85,9 +85,23 @@ extern "C" int CFaceDetect_LandmarkerFind(CFaceDetect_Landmarker *landmarker, co
         }
         dlib::rectangle box(x - left, y - top, x - left + box_width - 1, y - top + box_height - 1);
         dlib::full_object_detection shape = landmarker->predictor(image, box);
+        // The predictor leans: on a mirrored face it does not find the
+        // mirrored points. It is run on the mirror image too and the two
+        // averaged, so that a mirrored photo gives mirrored points (and
+        // the opposite yaw and roll) exactly.
+        long side = right - left;
+        dlib::array2d<unsigned char> mirror(bottom - top, side);
+        for (long row = 0; row < mirror.nr(); row++) {
+            for (long col = 0; col < side; col++) mirror[row][col] = image[row][side - 1 - col];
+        }
+        dlib::rectangle flipped(side - 1 - box.right(), box.top(), side - 1 - box.left(), box.bottom());
+        dlib::full_object_detection other = landmarker->predictor(mirror, flipped);
+        // The mirror's eye on the image's right is this image's left one.
+        const unsigned long partner[5] = {2, 3, 0, 1, 4};
         for (unsigned long i = 0; i < 5; i++) {
-            points[2 * i] = static_cast<float>(shape.part(i).x() + left);
-            points[2 * i + 1] = static_cast<float>(shape.part(i).y() + top);
+            double mx = side - 1 - other.part(partner[i]).x(), my = other.part(partner[i]).y();
+            points[2 * i] = static_cast<float>((shape.part(i).x() + mx) / 2.0 + left);
+            points[2 * i + 1] = static_cast<float>((shape.part(i).y() + my) / 2.0 + top);
         }
         return CFaceDetect_OK;
     });

@@ -111,7 +111,7 @@ extern "C" int CFaceDetect_Exposure(const uint8_t *gray, int width, int height, 
         *bright = high / count;
         // JPEG's 8 x 8 blocks: the mean step across columns and rows at
         // multiples of 8 (in the image's own grid) over the mean step
-        // elsewhere; about 1 without blocks.
+        // elsewhere (plus one grey level each); about 1 without blocks.
         double onGrid = 0, offGrid = 0;
         long onCount = 0, offCount = 0;
         for (int row = box.y; row < box.y + box.height; row++) {
@@ -130,7 +130,9 @@ extern "C" int CFaceDetect_Exposure(const uint8_t *gray, int width, int height, 
                 else offGrid += step, offCount++;
             }
         }
-        *blockiness = onCount > 0 && offCount > 0 && offGrid > 0 ? (onGrid / onCount) / (offGrid / offCount) : 1;
+        // One grey level added to both: a flat (dark, blown) face's tiny
+        // steps do not make a ratio of noise.
+        *blockiness = onCount > 0 && offCount > 0 ? (onGrid / onCount + 1) / (offGrid / offCount + 1) : 1;
         return CFaceDetect_OK;
     } catch (...) {
         return CFaceDetect_OpenCVError;

@@ -286,7 +286,7 @@ int CFaceDetect_Pose(const float *points, int kind, int width, int height, doubl
 /// in 8-bit grayscale pixels: mean brightness 0...1, share of pixels at 10
 /// or less (`dark`) and at 245 or more (`bright`); and `blockiness`, the mean
 /// step between neighbours across the image's 8-pixel grid over the mean step
-/// elsewhere (about 1 without JPEG blocks). Returns a CFaceDetect_Status (no
+/// elsewhere, one grey level added to each (about 1 without JPEG blocks). Returns a CFaceDetect_Status (no
 /// message).
 int CFaceDetect_Exposure(const uint8_t *gray, int width, int height, size_t stride, int x, int y, int box_width,
                          int box_height, double *mean, double *dark, double *bright, double *blockiness);
@@ -300,7 +300,8 @@ int CFaceDetect_LandmarkerNew(const char *path, CFaceDetect_Landmarker **landmar
 /// dlib's five points for the face in the box (8-bit grayscale pixels,
 /// `stride` bytes a row), 10 floats in the image's pixels: outer and inner
 /// corner of the eye nearer the image's right, outer and inner corner of the
-/// other eye, the base of the nose.
+/// other eye, the base of the nose. The mean of the points found on the image
+/// and (mirrored back) on its mirror image, so a mirrored face gets mirrored points.
 int CFaceDetect_LandmarkerFind(CFaceDetect_Landmarker *landmarker, const uint8_t *gray, int width, int height,
                                size_t stride, int x, int y, int box_width, int box_height, float *points,
                                char **message);

@@ -279,7 +279,7 @@ public enum OptionTable {
         .value(["--video-scenes"], "T", "Also sample the first frame of each new shot of a video: a frame whose ffmpeg scene score (0...1, its change from the frame before) is above T (default \(VideoSampling.defaultSceneThreshold)), at most one every \(VideoSampling.sceneGap) s; on top of --video-fps.") {
             $0.videoScenes = $1.isEmpty ? VideoSampling.defaultSceneThreshold : try double($1, "--video-scenes", 0.01...1)
         }.valueOptional(meaning: ""),
-        .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (detector score x frontality x sharpness; default: all).") {
+        .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (by face_quality; default: all).") {
             $0.perTrack = try int($1, "--per-track", 1...100_000)
         },
         .value(["--max-video-seconds"], "S", "Refuse videos longer than S seconds (an error line; default 3600).") {

@@ -54,6 +54,9 @@ struct FaceQuality: Sendable, Equatable {
     var bright: Double
     /// Strength of JPEG blocking in the box (1: none; see CFaceDetect_Exposure).
     var blocks: Double
+    /// The photo file's JPEG quality (`JPEGQuality`; nil: not a JPEG file,
+    /// a video frame).
+    var jpegQuality: Int?
     /// Share of the crop lying outside the photo (padding).
     var outside = 0.0
     /// The score 0...1 and the measure that weighs it down most.
@@ -85,9 +88,13 @@ struct FaceQuality: Sendable, Equatable {
         (mean, dark, bright, blocks) = (round(m), round(d), round(b), round(k))
     }
 
-    init(pose: FacePose?, facePx: Double, upscaled: Bool, mean: Double, dark: Double, bright: Double, blocks: Double, outside: Double, score: Double, reason: String) {
-        (self.pose, self.facePx, self.upscaled, self.mean, self.dark, self.bright, self.blocks, self.outside, self.score, self.reason) =
-            (pose, facePx, upscaled, mean, dark, bright, blocks, outside, score, reason)
+    init(
+        pose: FacePose?, facePx: Double, upscaled: Bool, mean: Double, dark: Double, bright: Double, blocks: Double,
+        jpegQuality: Int?, outside: Double, score: Double, reason: String
+    ) {
+        (self.pose, self.facePx, self.upscaled, self.mean, self.dark, self.bright, self.blocks) =
+            (pose, facePx, upscaled, mean, dark, bright, blocks)
+        (self.jpegQuality, self.outside, self.score, self.reason) = (jpegQuality, outside, score, reason)
     }
 
     /// Where the crop lies: the share of it outside the photo, and whether
@@ -145,6 +152,8 @@ enum QualityScore {
     static let brightHalf = 0.10
     /// JPEG blocking above 1 at which the JPEG factor is 0.5.
     static let blocksHalf = 0.5
+    /// File JPEG quality at which its part of the JPEG factor is half its value at 100.
+    static let jpegHalf = 10.0
     /// Yaw at which the profile factor is 0.5.
     static let yawHalf = 60.0
 
@@ -158,7 +167,7 @@ enum QualityScore {
             ("small", half(eyes, sizeHalf)),
             ("dark", half(q.mean, darkHalf) * (1 - q.dark)),
             ("bright", half(1 - q.mean, brightHalf) * (1 - q.bright)),
-            ("jpeg", 1 / (1 + pow(max(0, q.blocks - 1) / blocksHalf, 2))),
+            ("jpeg", 1 / (1 + pow(max(0, q.blocks - 1) / blocksHalf, 2)) * half(Double(q.jpegQuality ?? 100), jpegHalf) / half(100, jpegHalf)),
             ("profile", 1 / (1 + pow(yaw / yawHalf, 4))),
             ("padding", 1 - q.outside),
         ]

@@ -54,7 +54,8 @@ struct VideoFace: Sendable, Equatable {
     /// The face's track (0-based, by first appearance in the video).
     var track: Int
     /// `--per-track`: the crop's rank in its track (1: best) of how many
-    /// samples the track had, and the quality it was ranked by.
+    /// samples the track had; `quality`, read from a dataset made before
+    /// face_quality ranked tracks (no longer written).
     var rank: Int?
     var trackLength: Int?
     var quality: Double?
@@ -195,6 +196,8 @@ public struct RunCounts: Sendable, Equatable {
     public var otherPerson = 0
     /// `--min-face-quality` / `--max-yaw`: faces left out.
     public var lowQuality = 0
+    /// Every face's face_quality (kept or left out), for stats.json's quartiles.
+    public var qualities: [Double] = []
     /// `--split`: crops in each split.
     public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
@@ -207,6 +210,7 @@ public struct RunCounts: Sendable, Equatable {
         photos += 1
         faces += record.faceCount
         for face in record.faces where record.status == .ok {
+            if let quality = face.quality { qualities.append(quality.score) }
             switch face.status {
             case .ok: if let split = face.split ?? record.split { splits[split, default: 0] += 1 }
             case .rejected: rejected += 1

@@ -100,6 +100,7 @@ enum Manifest {
             ("upscaled", .bool(quality.upscaled)),
             ("exposure", .object([("mean", .double(quality.mean)), ("dark", .double(quality.dark)), ("bright", .double(quality.bright))])),
             ("blocking", .double(quality.blocks)),
+            ("jpeg_quality", quality.jpegQuality.map { .int($0) } ?? .null),
             ("outside", .double(quality.outside)),
         ]
     }
@@ -146,7 +147,7 @@ enum Manifest {
                 quality = FaceQuality(
                     pose: line.pose.map { FacePose(yaw: $0.yaw, pitch: $0.pitch, roll: $0.roll) }, facePx: facePx,
                     upscaled: upscaled, mean: exposure.mean, dark: exposure.dark, bright: exposure.bright, blocks: blocks,
-                    outside: outside, score: score, reason: reason)
+                    jpegQuality: line.jpegQuality, outside: outside, score: score, reason: reason)
             }
             faces.append(
                 FaceRecord(
@@ -188,6 +189,7 @@ enum Manifest {
         var upscaled: Bool?
         var exposure: Exposure?
         var blocking: Double?
+        var jpegQuality: Int?
         var outside: Double?
         var landmarks: [String: [Double]]?
         var landmarksEstimated: [String]?

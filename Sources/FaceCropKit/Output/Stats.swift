@@ -115,6 +115,13 @@ struct Stats {
         if counts.rejected > 0 { members.append(("rejected", .int(counts.rejected))) }
         if counts.duplicate > 0 { members.append(("duplicate", .int(counts.duplicate))) }
         if counts.otherPerson > 0 { members.append(("other_person", .int(counts.otherPerson))) }
+        if counts.lowQuality > 0 { members.append(("low_quality", .int(counts.lowQuality))) }
+        // The library's own quartiles of face_quality: a floor to choose from.
+        if !counts.qualities.isEmpty {
+            let sorted = counts.qualities.sorted()
+            func at(_ p: Double) -> JSON { .double(sorted[Int((Double(sorted.count - 1) * p).rounded())]) }
+            members.append(("face_quality", .object([("q1", at(0.25)), ("median", at(0.5)), ("q3", at(0.75))])))
+        }
         if let people = counts.people {
             members.append(("people", .int(people)))
             members.append(("faces_grouped", .int(counts.grouped)))

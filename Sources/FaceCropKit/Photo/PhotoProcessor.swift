@@ -111,7 +111,8 @@ struct PhotoProcessor: Sendable {
             break
         case .faces(var faces, let scale, let photoHash):
             let placement = PlaceStage.place(faces, full: decoded.full, prefix: prefix, settings: settings)
-            let rated = PlaceStage.rate(&faces, placement, full: decoded.full, settings: settings)
+            let rated = PlaceStage.rate(
+                &faces, placement, full: decoded.full, settings: settings, jpegQuality: JPEGQuality.estimate(bytes.head(65_536)))
             // A person's rejection comes first: it is the surer reason.
             let statuses = zip(faces, rated).map { face, status in
                 rejections.rejects(sha256: sha256, box: face.box) ? FaceStatus.rejected : status
