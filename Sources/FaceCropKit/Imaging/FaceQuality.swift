@@ -143,17 +143,17 @@ struct FaceQuality: Sendable, Equatable {
 /// The constants are calibrated by scripts/eval_quality.py (docs/quality.md).
 enum QualityScore {
     /// Sharpness (variance of the Laplacian at 96 px) at which the blur factor is 0.5.
-    static let sharpHalf = 60.0
+    static let sharpHalf = 40.0
     /// Eye distance (photo pixels) at which the size factor is 0.5.
     static let sizeHalf = 12.0
     /// Mean brightness at which the dark factor is 0.5.
-    static let darkHalf = 0.12
+    static let darkHalf = 0.03
     /// Mean brightness (from white) at which the bright factor is 0.5.
     static let brightHalf = 0.10
     /// JPEG blocking above 1 at which the JPEG factor is 0.5.
-    static let blocksHalf = 0.5
+    static let blocksHalf = 1.0
     /// File JPEG quality at which its part of the JPEG factor is half its value at 100.
-    static let jpegHalf = 10.0
+    static let jpegHalf = 5.0
     /// Yaw at which the profile factor is 0.5.
     static let yawHalf = 60.0
 
