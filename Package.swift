@@ -36,6 +36,7 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("opencv_objdetect"),
                 .linkedLibrary("opencv_dnn"),
+                .linkedLibrary("opencv_calib3d"),
                 .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_core"),
                 .linkedLibrary("dlib"),

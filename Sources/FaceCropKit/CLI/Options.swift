@@ -31,6 +31,8 @@ public struct Options: Sendable, Equatable {
     public var taggedFaces = true
     public var align = AlignMode.none
     public var minSharpness = 0.0
+    public var minFaceQuality = 0.0
+    public var maxYaw = 180.0
     public var jobs: Int?
     /// nil: the detector's own default (`effectiveDetectSize`).
     public var detectSize: Int?
@@ -171,6 +173,12 @@ public enum OptionTable {
         .value(["--min-sharpness"], "F", "Drop faces whose sharpness (variance of the Laplacian at 96 px) is below F (default 0: keep all).") {
             $0.minSharpness = try double($1, "--min-sharpness", 0...1_000_000)
         },
+        .value(["--min-face-quality"], "Q", "Leave out faces whose face_quality (0-1, the manifest's quality score; see docs/quality.md) is below Q: status low_quality, no crop (default 0: keep all).") {
+            $0.minFaceQuality = try double($1, "--min-face-quality", 0...1)
+        },
+        .value(["--max-yaw"], "DEG", "Leave out faces turned more than DEG degrees left or right (the manifest's pose.yaw): status low_quality, no crop (default 180: keep all).") {
+            $0.maxYaw = try double($1, "--max-yaw", 0...180)
+        },
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
             $0.minNeighbors = try int($1, "--min-neighbors", 1...100)
         },
@@ -274,7 +282,7 @@ public enum OptionTable {
         .value(["--video-scenes"], "T", "Also sample the first frame of each new shot of a video: a frame whose ffmpeg scene score (0...1, its change from the frame before) is above T (default \(VideoSampling.defaultSceneThreshold)), at most one every \(VideoSampling.sceneGap) s; on top of --video-fps.") {
             $0.videoScenes = $1.isEmpty ? VideoSampling.defaultSceneThreshold : try double($1, "--video-scenes", 0.01...1)
         }.valueOptional(meaning: ""),
-        .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (detector score x frontality x sharpness; default: all).") {
+        .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (by face_quality; default: all).") {
             $0.perTrack = try int($1, "--per-track", 1...100_000)
         },
         .value(["--max-video-seconds"], "S", "Refuse videos longer than S seconds (an error line; default 3600).") {

@@ -15,6 +15,8 @@ struct FaceRecord: Sendable, Equatable {
     var angle = 0.0
     /// Variance of the Laplacian of the box at 96 x 96 (higher is sharper).
     var sharpness = 0.0
+    /// The quality record (nil: a record made before it existed).
+    var quality: FaceQuality?
     /// The crop file, relative to `-o` ("" where none was written: `floor`).
     var crop = ""
     /// Whether the crop reached past the photo's edge and was padded.
@@ -72,7 +74,8 @@ struct VideoFace: Sendable, Equatable {
     /// The face's track (0-based, by first appearance in the video).
     var track: Int
     /// `--per-track`: the crop's rank in its track (1: best) of how many
-    /// samples the track had, and the quality it was ranked by.
+    /// samples the track had; `quality`, read from a dataset made before
+    /// face_quality ranked tracks (no longer written).
     var rank: Int?
     var trackLength: Int?
     var quality: Double?
@@ -96,6 +99,8 @@ enum FaceStatus: String, Sendable {
     case duplicate
     /// `--keep-person`: a face of someone else (or of no one), without a crop.
     case otherPerson = "other_person"
+    /// `--min-face-quality` / `--max-yaw`: below the floor, without a crop.
+    case lowQuality = "low_quality"
 }
 
 public enum PhotoStatus: String, Sendable {
@@ -218,6 +223,10 @@ public struct RunCounts: Sendable, Equatable {
     public var duplicate = 0
     /// `--keep-person`: faces of people not kept.
     public var otherPerson = 0
+    /// `--min-face-quality` / `--max-yaw`: faces left out.
+    public var lowQuality = 0
+    /// Every face's face_quality (kept or left out), for stats.json's quartiles.
+    public var qualities: [Double] = []
     /// `--split`: crops in each split.
     public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
@@ -239,11 +248,13 @@ public struct RunCounts: Sendable, Equatable {
         photos += 1
         faces += record.faceCount
         for face in record.faces where record.status == .ok {
+            if let quality = face.quality { qualities.append(quality.score) }
             switch face.status {
             case .ok: if let split = face.split ?? record.split { splits[split, default: 0] += 1 }
             case .rejected: rejected += 1
             case .duplicate: duplicate += 1
             case .otherPerson: otherPerson += 1
+            case .lowQuality: lowQuality += 1
             }
         }
         if reused { self.reused += 1 }

@@ -74,6 +74,9 @@ enum Manifest {
             ("aligned", .bool(face.aligned)),
             ("angle", .double(face.angle)),
             ("sharpness", .double(face.sharpness)),
+        ]
+        if let quality = face.quality { fields += Self.fields(of: quality) }
+        fields += [
             ("landmarks", AlignmentJSON.landmarks(face.landmarks)),
             ("landmarks_estimated", AlignmentJSON.estimated(face.landmarks)),
             ("transform", AlignmentJSON.transform(face.transform)),
@@ -98,6 +101,22 @@ enum Manifest {
             fields.append(("person", face.person.map(JSON.string) ?? .null))
         }
         return fields
+    }
+
+    /// The quality record (docs/quality.md): the score and its reason, then
+    /// the measures.
+    static func fields(of quality: FaceQuality) -> [(String, JSON)] {
+        [
+            ("face_quality", .double(quality.score)),
+            ("quality_reason", .string(quality.reason)),
+            ("pose", quality.pose.map { .object([("yaw", .double($0.yaw)), ("pitch", .double($0.pitch)), ("roll", .double($0.roll))]) } ?? .null),
+            ("face_px", .double(quality.facePx)),
+            ("upscaled", .bool(quality.upscaled)),
+            ("exposure", .object([("mean", .double(quality.mean)), ("dark", .double(quality.dark)), ("bright", .double(quality.bright))])),
+            ("blocking", .double(quality.blocks)),
+            ("jpeg_quality", quality.jpegQuality.map { .int($0) } ?? .null),
+            ("outside", .double(quality.outside)),
+        ]
     }
 
     /// Reads a record's manifest lines back into it: the photo's size and
@@ -137,11 +156,20 @@ enum Manifest {
                     time: time, frame: frame, track: track, rank: line.trackRank, trackLength: line.trackLength,
                     quality: line.quality, frontality: line.frontality)
             }
+            var quality: FaceQuality?
+            if let score = line.faceQuality, let reason = line.qualityReason, let facePx = line.facePx,
+                let upscaled = line.upscaled, let exposure = line.exposure, let blocks = line.blocking, let outside = line.outside
+            {
+                quality = FaceQuality(
+                    pose: line.pose.map { FacePose(yaw: $0.yaw, pitch: $0.pitch, roll: $0.roll) }, facePx: facePx,
+                    upscaled: upscaled, mean: exposure.mean, dark: exposure.dark, bright: exposure.bright, blocks: blocks,
+                    jpegQuality: line.jpegQuality, outside: outside, score: score, reason: reason)
+            }
             faces.append(
                 FaceRecord(
                     index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
                     target: line.target.flatMap(Target.init(rawValue:)) ?? .face, aligned: line.aligned ?? false,
-                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: line.crop ?? "", padded: padded,
+                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, quality: quality, crop: line.crop ?? "", padded: padded,
                     landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
                     transform: AlignmentJSON.transform(from: line.transform),
                     status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf,
@@ -171,6 +199,15 @@ enum Manifest {
         var aligned: Bool?
         var angle: Double?
         var sharpness: Double?
+        var faceQuality: Double?
+        var qualityReason: String?
+        var pose: Pose?
+        var facePx: Double?
+        var upscaled: Bool?
+        var exposure: Exposure?
+        var blocking: Double?
+        var jpegQuality: Int?
+        var outside: Double?
         var landmarks: [String: [Double]]?
         var landmarksEstimated: [String]?
         var transform: [[Double]]?
@@ -201,5 +238,17 @@ enum Manifest {
         var foundBy: String?
         var taggedFaces: Int?
         var taggedFacesFound: Int?
+    }
+
+    private struct Pose: Decodable {
+        var yaw: Double
+        var pitch: Double
+        var roll: Double
+    }
+
+    private struct Exposure: Decodable {
+        var mean: Double
+        var dark: Double
+        var bright: Double
     }
 }

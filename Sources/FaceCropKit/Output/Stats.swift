@@ -24,7 +24,10 @@ struct Stats {
 
     /// `people`: with `--people`, what made the descriptors (`PeopleStep.settingsValue`),
     /// so that a dataset grouped from other descriptors is processed again.
-    static func settingsJSON(_ settings: CropSettings, cascadePath: String, modelPath: String? = nil, people: String? = nil) -> JSON {
+    static func settingsJSON(
+        _ settings: CropSettings, cascadePath: String, modelPath: String? = nil, posePredictor: String? = nil,
+        people: String? = nil
+    ) -> JSON {
         var curation: [(String, JSON)] = []
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
@@ -53,13 +56,18 @@ struct Stats {
             ("align", .string(settings.align.settingsValue)),
             ("min_sharpness", .double(settings.minSharpness)),
             ("model_sha256", .string(settings.detector.usesModel ? modelPath.map(fileHash) ?? "" : "")),
+            // The quality record: its filters, and dlib's 5-point predictor
+            // that gives the pose of faces without landmarks ("": none found).
+            ("min_face_quality", .double(settings.minFaceQuality)),
+            ("max_yaw", .double(settings.maxYaw)),
+            ("pose_sha256", .string(posePredictor.map(fileHash) ?? "")),
         ] + curation)
     }
 
     static let settingsKeys = [
         "size", "margin", "faces", "min_face", "pad", "format", "quality", "detect_size", "min_neighbors", "max_pixels",
         "cascade", "cascade_sha256", "detector", "min_score", "target", "person_only", "align", "min_sharpness",
-        "model_sha256",
+        "model_sha256", "min_face_quality", "max_yaw", "pose_sha256",
     ]
 
     /// Settings read back from a state file, in the order `settingsJSON` writes them.
@@ -115,6 +123,13 @@ struct Stats {
             members.append(("tagged_faces", .int(counts.taggedFaces)))
             members.append(("tagged_faces_found", .int(counts.taggedFacesFound)))
             members.append(("tagged_faces_recall", .double(recall)))
+        }
+        if counts.lowQuality > 0 { members.append(("low_quality", .int(counts.lowQuality))) }
+        // The library's own quartiles of face_quality: a floor to choose from.
+        if !counts.qualities.isEmpty {
+            let sorted = counts.qualities.sorted()
+            func at(_ p: Double) -> JSON { .double(sorted[Int((Double(sorted.count - 1) * p).rounded())]) }
+            members.append(("face_quality", .object([("q1", at(0.25)), ("median", at(0.5)), ("q3", at(0.75))])))
         }
         if let people = counts.people {
             members.append(("people", .int(people)))

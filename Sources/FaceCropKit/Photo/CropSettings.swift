@@ -17,6 +17,9 @@ public struct CropSettings: Sendable, Equatable {
     public var personOnly: Bool
     public var align: AlignMode
     public var minSharpness: Double
+    /// `--min-face-quality`, `--max-yaw`: faces below get status low_quality.
+    public var minFaceQuality: Double
+    public var maxYaw: Double
     /// `--dedup`'s distance and `--split`: they decide which crops are kept and where.
     public var dedup: Int?
     public var split: SplitSpec?
@@ -56,6 +59,8 @@ public struct CropSettings: Sendable, Equatable {
         personOnly = options.personOnly
         align = options.align
         minSharpness = options.minSharpness
+        minFaceQuality = options.minFaceQuality
+        maxYaw = options.maxYaw
         dedup = options.dedup
         split = options.split
         people = options.people

@@ -142,16 +142,22 @@ struct PhotoProcessor: Sendable {
         case .noPerson:
             record.status = .noPerson
         case .faces(let detected, let scale, let photoHash):
-            let (faces, found) = try TagStage.merge(tags, into: detected, decoded: decoded, settings: settings, source: source)
+            var (faces, found) = try TagStage.merge(
+                tags, into: detected, decoded: decoded, with: detector, settings: settings, source: source)
             record.taggedFaces = tags.count
             record.taggedFacesFound = found
             guard !faces.isEmpty else { break }
             let placement = PlaceStage.place(faces, full: decoded.full, prefix: prefix, settings: settings)
-            let rejected = faces.map { rejections.rejects(sha256: sha256, box: $0.box) }
+            let rated = PlaceStage.rate(
+                &faces, placement, full: decoded.full, settings: settings, jpegQuality: JPEGQuality.estimate(bytes.head(65_536)))
+            // A person's rejection comes first: it is the surer reason.
+            let statuses = zip(faces, rated).map { face, status in
+                rejections.rejects(sha256: sha256, box: face.box) ? FaceStatus.rejected : status
+            }
             let writer = WriteStage(
                 settings: settings, outputRoot: outputRoot, temporaries: temporaries, journal: journal, gate: fullDecodes)
             record.faces = try writer.write(
-                faces, placement, rejected: rejected, from: decoded, detectionScale: scale, prefix: prefix, source: source,
+                faces, placement, statuses: statuses, from: decoded, detectionScale: scale, prefix: prefix, source: source,
                 embedder: detector.embedder)
             for (index, face) in faces.enumerated() where face.tag != nil {
                 record.faces[index].tagged = true

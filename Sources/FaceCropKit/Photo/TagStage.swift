@@ -35,7 +35,8 @@ enum TagStage {
     /// The faces with their tags, and the missed tags' faces added; how many
     /// tags the detector found (before any filter: the detector's recall).
     static func merge(
-        _ tags: [FaceTag], into faces: [FoundFace], decoded: Decoded, settings: CropSettings, source: String
+        _ tags: [FaceTag], into faces: [FoundFace], decoded: Decoded, with detector: Detector, settings: CropSettings,
+        source: String
     ) throws(FaceCropError) -> (faces: [FoundFace], found: Int) {
         guard !tags.isEmpty else { return (faces, 0) }
         var faces = faces
@@ -52,6 +53,8 @@ enum TagStage {
             var face = FoundFace(box: tag.box, score: 0, sharpness: sharpness, angle: nil, landmarks: nil)
             face.tag = tag
             face.foundByTag = true
+            // The same quality record as a detected face: pose from dlib's predictor on the box.
+            face.quality = try DetectStage.measure(face, in: gray, full: decoded.full, with: detector, settings: settings, source: source)
             added.append(face)
         }
         added = added.filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
