@@ -59,8 +59,8 @@ struct RunSetup {
             }
         }
         try Vips.start()
-        Cascade.setLibraryThreads(1)
         config = FaceCropCommand.detectorConfig(options)
+        Cascade.setLibraryThreads(config.libraryThreads)
         detector = try Detector(config)
         settings = CropSettings(options)
         described = Stats.settingsJSON(settings, cascadePath: config.cascadePath, modelPath: config.modelPath)
