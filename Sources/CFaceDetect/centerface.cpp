@@ -8,14 +8,17 @@
 // each canvas size has its own network, made on first use from the model's
 // bytes (read once) and never reshaped.
 //
-// One handle serves every worker of a process, with one network per canvas
-// size: a worker waits for its turn on the network of its size, runs it and
-// reads its outputs, then the next worker runs it (OpenCV 4.6 keeps every
-// layer's output of a network allocated: ~178 MB at 1024 x 768, so a network
-// per worker cost that much per worker and bought no speed that OpenCV's own
-// threads, which the caller sets, do not give). At most `max_nets` networks
-// live at once; to make a new one, the least recently used network no pass
-// waits for is dropped. Every network is fresh for its size, so which pass
+// One handle serves every worker of a process, and one pass runs at a time:
+// a worker waits for its turn, runs the network of its canvas size and reads
+// its outputs, then the next worker's pass runs (on every core, through
+// OpenCV's own threads, which the caller sets), while the other workers
+// decode, crop and write. OpenCV 4.6 keeps every layer's output of a network
+// allocated (~178 MB at 1024 x 768), so networks are kept only up to
+// `max_pixels` of canvas in all: enough for one at the detection size and
+// the small ones of the large-face pass. To make a network past that, the
+// least recently used ones are dropped (a landscape photo after a portrait
+// makes its network again: ~6 ms to read, ~70 ms more for its first pass
+// than for a later one). Every network is fresh for its size, so which pass
 // ran first on it does not change a result.
 #include "internal.hpp"
 
@@ -24,7 +27,6 @@
 #include <fstream>
 #include <iterator>
 #include <list>
-#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -36,12 +38,7 @@ namespace {
 struct SizedNet {
     int width;
     int height;
-    // Made by the first pass that takes its turn; empty until then.
     cv::dnn::Net net;
-    // The passes take turns on the network: one runs it at a time.
-    std::mutex turn;
-    // Passes holding or waiting for this network (guarded by the pool's lock).
-    int users = 0;
 };
 
 // Rounds up to a multiple of 32 (the network's total stride).
@@ -53,12 +50,14 @@ int up32(double side) {
 
 struct CFaceDetect_CenterFace {
     std::vector<uchar> model;
-    size_t maxNets = 1;
+    // Canvas pixels of all the networks kept, at most (one more network
+    // when a pass needs it).
+    long maxPixels = 1;
     std::vector<cv::String> outputs;
-    // Guards `nets` and every network's `users`.
-    mutable std::mutex lock;
+    // One pass at a time: guards `nets` and every network in it.
+    mutable std::mutex passes;
     // One network per canvas size, most recently used first.
-    std::list<std::shared_ptr<SizedNet>> nets;
+    std::list<SizedNet> nets;
 };
 
 extern "C" void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int *canvas_height) {
@@ -86,10 +85,10 @@ extern "C" void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_
     if (canvas_height) *canvas_height = landscape ? shortCanvas : longCanvas;
 }
 
-extern "C" int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDetect_CenterFace **net,
+extern "C" int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFaceDetect_CenterFace **net,
                                          char **message) {
     return guarded(message, [&]() -> int {
-        if (!path || !net || max_nets < 1) return report(CFaceDetect_BadArgument, message, "no path");
+        if (!path || !net || max_pixels < 1) return report(CFaceDetect_BadArgument, message, "no path");
         *net = nullptr;
         struct stat info;
         if (stat(path, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -98,7 +97,7 @@ extern "C" int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDe
         auto *made = new CFaceDetect_CenterFace();
         std::ifstream file(path, std::ios::binary);
         made->model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-        made->maxNets = static_cast<size_t>(max_nets);
+        made->maxPixels = max_pixels;
         // Load it once now, to say at once whether it is a CenterFace model.
         cv::dnn::Net probe;
         try {
@@ -125,64 +124,36 @@ extern "C" int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDe
 
 namespace {
 
-// The network for a canvas of `width` x `height`, held for one pass: the
-// pool's network of that size (made now if the pool has none), locked until
-// this goes out of scope, so the passes of all threads take turns on it.
+// The pass's turn with the network for a canvas of `width` x `height`: the
+// process's one pass lock, held until this goes out of scope, and the
+// network of that size (made now when none is kept).
 class Turn {
   public:
-    Turn(CFaceDetect_CenterFace *cf, int width, int height) : cf_(cf) {
-        {
-            std::lock_guard<std::mutex> guard(cf->lock);
-            for (auto it = cf->nets.begin(); it != cf->nets.end(); ++it) {
-                if ((*it)->width == width && (*it)->height == height) {
-                    held_ = *it;
-                    cf->nets.erase(it);
-                    break;
-                }
+    Turn(CFaceDetect_CenterFace *cf, int width, int height) : lock_(cf->passes) {
+        auto &nets = cf->nets;
+        for (auto it = nets.begin(); it != nets.end(); ++it) {
+            if (it->width == width && it->height == height) {
+                nets.splice(nets.begin(), nets, it);
+                return;
             }
-            if (!held_) {
-                // Room for the new one: drop networks no pass holds or
-                // waits for, least recently used first.
-                for (auto it = cf->nets.end(); it != cf->nets.begin() && cf->nets.size() >= cf->maxNets;) {
-                    --it;
-                    if ((*it)->users == 0) it = cf->nets.erase(it);
-                }
-                held_ = std::make_shared<SizedNet>();
-                held_->width = width;
-                held_->height = height;
-            }
-            cf->nets.push_front(held_);
-            held_->users++;
         }
-        try {
-            lock_ = std::unique_lock<std::mutex>(held_->turn);
-            if (held_->net.empty()) {
-                cv::dnn::Net made =
-                    cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cf->model.data()), cf->model.size());
-                made.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-                made.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-                held_->net = made;
-            }
-        } catch (...) {
-            release();
-            throw;
+        long total = static_cast<long>(width) * height;
+        for (const auto &kept : nets) total += static_cast<long>(kept.width) * kept.height;
+        while (!nets.empty() && total > cf->maxPixels) {
+            total -= static_cast<long>(nets.back().width) * nets.back().height;
+            nets.pop_back();
         }
+        SizedNet made{width, height,
+                      cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cf->model.data()), cf->model.size())};
+        made.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+        made.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        nets.push_front(std::move(made));
     }
-    ~Turn() { release(); }
+
     Turn(const Turn &) = delete;
     Turn &operator=(const Turn &) = delete;
 
-    cv::dnn::Net &net() { return held_->net; }
-
   private:
-    void release() {
-        if (lock_.owns_lock()) lock_.unlock();
-        std::lock_guard<std::mutex> guard(cf_->lock);
-        held_->users--;
-    }
-
-    CFaceDetect_CenterFace *cf_;
-    std::shared_ptr<SizedNet> held_;
     std::unique_lock<std::mutex> lock_;
 };
 
@@ -203,9 +174,10 @@ static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, flo
     cv::Mat blob = cv::dnn::blobFromImage(padded, 1.0, cv::Size(), cv::Scalar(), false, false);
     // Held until the outputs are read: they are the network's own buffers.
     Turn turn(cf, canvasWidth, canvasHeight);
-    turn.net().setInput(blob);
+    cv::dnn::Net &net = cf->nets.front().net;
+    net.setInput(blob);
     std::vector<cv::Mat> out;
-    turn.net().forward(out, cf->outputs);
+    net.forward(out, cf->outputs);
     int cols = canvasWidth / 4, rows = canvasHeight / 4;
     size_t cells = static_cast<size_t>(rows) * cols;
     if (out.size() != 4 || out[0].total() != cells || out[1].total() != cells * 2 || out[2].total() != cells * 2 ||
@@ -332,7 +304,7 @@ extern "C" int CFaceDetect_CenterFaceDetectRegion(CFaceDetect_CenterFace *cf, co
 extern "C" int CFaceDetect_CenterFaceNetCount(const CFaceDetect_CenterFace *cf) {
     if (!cf) return 0;
     try {
-        std::lock_guard<std::mutex> guard(cf->lock);
+        std::lock_guard<std::mutex> guard(cf->passes);
         return static_cast<int>(cf->nets.size());
     } catch (...) {
         return 0;

@@ -207,14 +207,14 @@ void CFaceDetect_YuNetClose(CFaceDetect_YuNet *net);
 /// network per canvas size in use (see CFaceDetect_CenterFaceCanvas), because
 /// OpenCV 4.6 gives wrong results when one CenterFace network is run at a
 /// second input size. Thread-safe: one handle serves every thread of a
-/// process; passes at one canvas size take turns on its network (one at a
-/// time), so a network's buffers exist once however many threads detect.
-/// At most `max_nets` networks live at once (more only while passes hold or
-/// wait for more sizes at once); the least recently used network no pass
-/// holds is dropped to make room. Close it only when no detection runs.
+/// process, and its passes take turns (one runs at a time), so a network's
+/// buffers exist once however many threads detect. Networks are kept up to
+/// `max_pixels` of canvas in all (width x height summed; one more when a
+/// pass needs it); the least recently used are dropped to make room. Close
+/// it only when no detection runs.
 typedef struct CFaceDetect_CenterFace CFaceDetect_CenterFace;
 
-int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDetect_CenterFace **net, char **message);
+int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFaceDetect_CenterFace **net, char **message);
 
 /// The canvas an image of `width` x `height` is padded onto (right and
 /// bottom, black) before the network sees it: the long side from a ladder

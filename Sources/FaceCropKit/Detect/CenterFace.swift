@@ -8,27 +8,29 @@ import Foundation
 /// in use (at most `maxNets`), because OpenCV 4.6 gives wrong results when
 /// one network is run at a second input size (CFaceDetect_CenterFaceNew).
 ///
-/// Shared by every worker, lent under a lock: the shim holds one network
-/// per canvas size and the passes of all threads take turns on it (one at a
-/// time, on every core through OpenCV's own threads), while decoding,
-/// cropping and writing go on in parallel. That lock, inside the handle, is
-/// what makes the `@unchecked Sendable` sound; the handle is closed by
-/// `deinit` once no worker holds this object.
+/// Shared by every worker, lent under a lock: the shim runs one pass at a
+/// time, on every core through OpenCV's own threads, while the other
+/// workers decode, crop and write. That lock, inside the handle, is what
+/// makes the `@unchecked Sendable` sound; the handle is closed by `deinit`
+/// once no worker holds this object.
 final class CenterFace: @unchecked Sendable {
-    /// Networks alive at once: the detection size and the 320 px
-    /// large-face pass, in landscape and in portrait. One 1024 x 768 network
-    /// keeps ~178 MB of layer buffers in OpenCV 4.6; fewer than four makes
-    /// a library of landscape and portrait photos make a network again at
-    /// every change of orientation (docs/centerface.md, "One network per
-    /// size").
-    static let maxNets = 4
+    /// The canvas pixels of networks kept: one at the largest detection
+    /// size (`largestSide` long, 3:4) and the large-face pass's 320 px ones.
+    /// OpenCV 4.6 keeps ~178 MB of layer buffers for one 1024 x 768 network:
+    /// keeping a landscape and a portrait one was 550 MB at --jobs 2 on 12 MP
+    /// photos, one at a time 3xx MB (docs/centerface.md, "One network").
+    static func budget(largestSide: Int) -> Int {
+        let big = canvas(width: largestSide, height: largestSide * 3 / 4)
+        let small = canvas(width: 320, height: 240)
+        return big.width * big.height + 3 * small.width * small.height
+    }
 
     private let handle: OpaquePointer
 
-    init(path: String, maxNets: Int = CenterFace.maxNets) throws(FaceCropError) {
+    init(path: String, budget: Int = CenterFace.budget(largestSide: 1280)) throws(FaceCropError) {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
-        guard CFaceDetect_CenterFaceNew(path, Int32(maxNets), &handle, &message) == 0, let handle else {
+        guard CFaceDetect_CenterFaceNew(path, budget, &handle, &message) == 0, let handle else {
             throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
         }
         self.handle = handle

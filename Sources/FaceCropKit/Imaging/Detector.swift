@@ -64,6 +64,9 @@ struct DetectorConfig: Sendable {
     var needsEyes = false
     /// Workers that detect at once (`--jobs`).
     var workers = 1
+    /// The longest side photos are detected at: `--detect-size`, else the
+    /// largest the detector chooses (`Calibration.detectSize`).
+    var largestDetectSide = 1280
     /// `--people`: a face descriptor per crop.
     var embeds = false
     /// dlib's two model files, when found (`PeopleModels.resolve`).
@@ -78,7 +81,7 @@ struct DetectorConfig: Sendable {
     /// each pass on all the cores (docs/centerface.md, "Threads").
     var libraryThreads: Int {
         guard kind == .centerface && target == .face else { return 1 }
-        return Int(ProcessInfo.processInfo.environment["CAL_threads"] ?? "") ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return max(1, ProcessInfo.processInfo.activeProcessorCount)
     }
 
     static func cascadeName(for target: Target) -> String {
@@ -121,7 +124,8 @@ final class Detector: @unchecked Sendable {
     let embedder: Embedder?
 
     /// `sharing`: another worker's detector of the same `config`, whose
-    /// CenterFace network pool this one uses too (one pool per process).
+    /// CenterFace networks this one uses too (one set per process, lent
+    /// under its lock: `CenterFace`).
     init(_ config: DetectorConfig, sharing other: Detector? = nil) throws(FaceCropError) {
         self.config = config
         func load(_ name: String) throws(FaceCropError) -> Cascade {
@@ -154,7 +158,7 @@ final class Detector: @unchecked Sendable {
             if config.kind == .centerface, let shared = other?.centerFace {
                 centerFace = shared
             } else if config.kind == .centerface {
-                centerFace = try CenterFace(path: path, maxNets: Int(ProcessInfo.processInfo.environment["CAL_nets"] ?? "") ?? CenterFace.maxNets)
+                centerFace = try CenterFace(path: path, budget: CenterFace.budget(largestSide: config.largestDetectSide))
             } else {
                 centerFace = nil
             }
