@@ -17,8 +17,9 @@ final class CenterFace: @unchecked Sendable {
     /// The canvas pixels of networks kept: one at the largest detection
     /// size (`largestSide` long, 3:4) and the large-face pass's 320 px ones.
     /// OpenCV 4.6 keeps ~178 MB of layer buffers for one 1024 x 768 network:
-    /// keeping a landscape and a portrait one was 550 MB at --jobs 2 on 12 MP
-    /// photos, one at a time 3xx MB (docs/centerface.md, "One network").
+    /// keeping a landscape and a portrait one was 525-538 MiB on 12 MP
+    /// photos, one at a time 366-371 MiB (docs/centerface.md, "One network,
+    /// shared by the workers").
     static func budget(largestSide: Int) -> Int {
         let big = canvas(width: largestSide, height: largestSide * 3 / 4)
         let small = canvas(width: 320, height: 240)

@@ -76,9 +76,10 @@ struct DetectorConfig: Sendable {
 
     /// OpenCV's own threads, set once for the process before any worker
     /// starts. 1, so that the `--jobs` workers are the one level of
-    /// parallelism; with `centerface`, every core: its one network per size
-    /// is shared, the workers take turns on it, and OpenCV's threads run
-    /// each pass on all the cores (docs/centerface.md, "Threads").
+    /// parallelism; with `centerface`, every core: its networks are shared,
+    /// the workers take turns on them, and OpenCV's threads run each pass on
+    /// all the cores (docs/centerface.md, "One network, shared by the
+    /// workers").
     var libraryThreads: Int {
         guard kind == .centerface && target == .face else { return 1 }
         return max(1, ProcessInfo.processInfo.activeProcessorCount)
