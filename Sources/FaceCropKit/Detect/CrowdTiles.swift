@@ -4,8 +4,8 @@ import Foundation
 /// bottom of its reach (under ~40 px at the detection size) that it finds
 /// when the photo is enlarged. When a photo's first pass says it is a crowd,
 /// the photo is detected again on overlapping tiles enlarged `factor` times,
-/// each tile the size of the first pass's canvas (so it runs on the same
-/// network, no more memory), and the tiles' small faces are merged with the
+/// each tile, once enlarged, the size of the first pass's canvas (so it runs
+/// on the same network: no more memory), and the tiles' small faces are merged with the
 /// first pass's faces. A portrait never pays for it: the rule looks at the
 /// first pass's faces of that photo only. Pure geometry; the passes are
 /// `CenterFace`'s.
@@ -15,11 +15,14 @@ enum CrowdTiles {
     /// A first-pass face this small (long side, detection pixels) is near
     /// the bottom of the network's reach.
     static let smallSide = 40
-    /// So many small faces make a photo a crowd.
+    /// So many small faces make a photo a crowd. This and `smallSide` were
+    /// chosen on the development set (docs/centerface.md, "Faces at the back
+    /// of a crowd").
     static let crowd = 2
-    /// Below this (detection pixels), the network finds no face in one pass
-    /// however it is set: a `--min-face` face this small asks for the tiles
-    /// on every photo.
+    /// Below this (detection pixels), the network finds next to no face in
+    /// one pass (its heatmap has a cell every 4 px; not measured, a bound
+    /// below `Calibration.centerFaceReach`): a `--min-face` face this small
+    /// asks for the tiles on every photo.
     static let floor = 10
     /// Tiles overlap by this much (detection pixels), more than any face
     /// taken from them is long, so every such face lies whole in a tile.
