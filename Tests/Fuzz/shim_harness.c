@@ -51,7 +51,7 @@ static void start(void) {
     FILE *probe = fopen(model, "rb");
     if (probe) {
         fclose(probe);
-        if (CFaceDetect_CenterFaceNew(model, 2, &centerface, &message) != CFaceDetect_OK) {
+        if (CFaceDetect_CenterFaceNew(model, 2L, &centerface, &message) != CFaceDetect_OK) {
             fprintf(stderr, "centerface: %s\n", message ? message : "?");
             exit(2);
         }
@@ -231,6 +231,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t count = 0;
         if (CFaceDetect_CenterFaceDetect(centerface, rgb, width, height, (size_t)width * 3, 0.5f, 0.3f, &faces, &count,
                                          &message) != CFaceDetect_OK) {
+            CFaceDetect_Free(message);
+            message = NULL;
+        }
+        CFaceDetect_Free(faces);
+        faces = NULL;
+        // A crowd tile: the middle of the image enlarged twice.
+        if (width >= 4 && height >= 4 &&
+            CFaceDetect_CenterFaceDetectRegion(centerface, rgb, width, height, (size_t)width * 3, width / 4, height / 4,
+                                               width / 2, height / 2, 2.0, 0.5f, &faces, &count,
+                                               &message) != CFaceDetect_OK) {
             CFaceDetect_Free(message);
             message = NULL;
         }

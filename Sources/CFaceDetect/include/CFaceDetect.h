@@ -203,17 +203,18 @@ int CFaceDetect_YuNetDetect(CFaceDetect_YuNet *net, const uint8_t *rgb, int widt
 
 void CFaceDetect_YuNetClose(CFaceDetect_YuNet *net);
 
-/// A CenterFace face detection network (ONNX) run through cv::dnn: a pool of
-/// networks, one per canvas size in use (see CFaceDetect_CenterFaceCanvas),
-/// because OpenCV 4.6 gives wrong results when one CenterFace network is run
-/// at a second input size. At most `max_nets` networks live at once (more
-/// only while more than `max_nets` detections run at once); the least
-/// recently used idle one is dropped to make room. Thread-safe: one handle
-/// may serve several threads at once, each detection checks a network out
-/// of the pool for each pass. Close it only when no detection runs.
+/// A CenterFace face detection network (ONNX) run through cv::dnn: one
+/// network per canvas size in use (see CFaceDetect_CenterFaceCanvas), because
+/// OpenCV 4.6 gives wrong results when one CenterFace network is run at a
+/// second input size. Thread-safe: one handle serves every thread of a
+/// process, and its passes take turns (one runs at a time), so a network's
+/// buffers exist once however many threads detect. Networks are kept up to
+/// `max_pixels` of canvas in all (width x height summed; one more when a
+/// pass needs it); the least recently used are dropped to make room. Close
+/// it only when no detection runs.
 typedef struct CFaceDetect_CenterFace CFaceDetect_CenterFace;
 
-int CFaceDetect_CenterFaceNew(const char *path, int max_nets, CFaceDetect_CenterFace **net, char **message);
+int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFaceDetect_CenterFace **net, char **message);
 
 /// The canvas an image of `width` x `height` is padded onto (right and
 /// bottom, black) before the network sees it: the long side from a ladder
@@ -235,7 +236,18 @@ int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *net, const uint8_t *rgb
                                  size_t stride, float score_threshold, float nms_threshold,
                                  CFaceDetect_YuNetFace **faces, size_t *count, char **message);
 
-/// How many networks it holds now (idle and in use).
+/// One pass (no large-face pass, no suppression) on the `region_width` x
+/// `region_height` region at (`x`, `y`) of the image, enlarged by `factor`
+/// (1 to 8, bilinear) and padded onto its canvas: faces whose heatmap peak is
+/// at least `score_threshold` and whose centre is in the region, boxes
+/// clipped to the region, in the image's pixels. For tiles over a crowd.
+/// Free `*faces` with CFaceDetect_Free.
+int CFaceDetect_CenterFaceDetectRegion(CFaceDetect_CenterFace *net, const uint8_t *rgb, int width, int height,
+                                       size_t stride, int x, int y, int region_width, int region_height,
+                                       double factor, float score_threshold, CFaceDetect_YuNetFace **faces,
+                                       size_t *count, char **message);
+
+/// How many networks it holds now.
 int CFaceDetect_CenterFaceNetCount(const CFaceDetect_CenterFace *net);
 
 void CFaceDetect_CenterFaceClose(CFaceDetect_CenterFace *net);

@@ -88,12 +88,14 @@ public enum FaceCropCommand {
         let main = resolveCascade(
             options.target == .face ? options.cascade : nil, name: DetectorConfig.cascadeName(for: options.target))
         let folder = (resolveCascade(nil) as NSString).deletingLastPathComponent
-        return DetectorConfig(
+        var config = DetectorConfig(
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
             modelPath: options.detector.usesModel ? ModelLocator.resolve(options.model, kind: options.detector) : options.model, minNeighbors: options.minNeighbors,
             minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
             needsPeople: options.personOnly, needsEyes: options.align != .none, workers: options.effectiveJobs,
             embeds: options.people, peopleModels: options.people ? PeopleModels.resolve() : nil,
             posePredictor: options.target == .face ? PeopleModels.resolveLandmarks() : nil)
+        config.largestDetectSide = options.effectiveDetectSize ?? 1280
+        return config
     }
 }

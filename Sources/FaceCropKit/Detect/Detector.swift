@@ -67,8 +67,11 @@ struct DetectorConfig: Sendable {
     var minScore: Double
     var needsPeople = false
     var needsEyes = false
-    /// Workers that detect at once (`--jobs`): sizes the CenterFace pool.
+    /// Workers that detect at once (`--jobs`).
     var workers = 1
+    /// The longest side photos are detected at: `--detect-size`, else the
+    /// largest the detector chooses (`Calibration.detectSize`).
+    var largestDetectSide = 1280
     /// `--people`: a face descriptor per crop.
     var embeds = false
     /// dlib's two model files, when found (`PeopleModels.resolve`).
@@ -78,6 +81,17 @@ struct DetectorConfig: Sendable {
     var posePredictor: String?
 
     static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
+
+    /// OpenCV's own threads, set once for the process before any worker
+    /// starts. 1, so that the `--jobs` workers are the one level of
+    /// parallelism; with `centerface`, every core: its networks are shared,
+    /// the workers take turns on them, and OpenCV's threads run each pass on
+    /// all the cores (docs/centerface.md, "One network, shared by the
+    /// workers").
+    var libraryThreads: Int {
+        guard kind == .centerface && target == .face else { return 1 }
+        return max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
 
     static func cascadeName(for target: Target) -> String {
         switch target {
@@ -121,7 +135,8 @@ final class Detector: @unchecked Sendable {
     let landmarker: Landmarker?
 
     /// `sharing`: another worker's detector of the same `config`, whose
-    /// CenterFace network pool this one uses too (one pool per process).
+    /// CenterFace networks this one uses too (one set per process, lent
+    /// under its lock: `CenterFace`).
     init(_ config: DetectorConfig, sharing other: Detector? = nil) throws(FaceCropError) {
         self.config = config
         func load(_ name: String) throws(FaceCropError) -> Cascade {
@@ -154,7 +169,7 @@ final class Detector: @unchecked Sendable {
             if config.kind == .centerface, let shared = other?.centerFace {
                 centerFace = shared
             } else if config.kind == .centerface {
-                centerFace = try CenterFace(path: path, maxNets: CenterFace.maxNets(workers: config.workers))
+                centerFace = try CenterFace(path: path, budget: CenterFace.budget(largestSide: config.largestDetectSide))
             } else {
                 centerFace = nil
             }
@@ -324,7 +339,7 @@ final class Detector: @unchecked Sendable {
         if let yunet {
             found = try yunet.detect(rgb, minScore: Float(config.minScore), source: source)
         } else if let centerFace {
-            found = try centerFace.detect(rgb, minScore: Float(config.minScore), source: source)
+            found = try centerFace.detectWithTiles(rgb, minScore: Float(config.minScore), minSide: minSide, source: source)
         } else {
             return []
         }
@@ -429,69 +444,6 @@ final class YuNet {
                 score: (Double(face.score) * 10_000).rounded() / 10_000,
                 eyes: EyePair(x1: Double(a.0), y1: Double(a.1), x2: Double(b.0), y2: Double(b.1)),
                 five: FaceLandmarks(yunet: face))
-        }
-    }
-}
-
-/// A CenterFace face detection network pool: one cv::dnn network per canvas
-/// size in use (at most `maxNets(workers:)` in all), because OpenCV 4.6 gives
-/// wrong results when one network is run at a second input size
-/// (CFaceDetect_CenterFaceNew).
-///
-/// Thread-safe: the shim locks its pool and lends each network to one pass
-/// at a time, so every worker's `Detector` shares one (which is what makes
-/// the `@unchecked Sendable` sound).
-final class CenterFace: @unchecked Sendable {
-    /// Networks alive at once for `workers` workers: one each at the
-    /// detection size, and one more for the 320 px large-face pass. OpenCV
-    /// 4.6 keeps ~170 MB of layer buffers per 1024 x 768 network; a pool per
-    /// worker of 4 networks was 950 MiB at --jobs 2 (docs/centerface.md).
-    static func maxNets(workers: Int) -> Int { max(1, workers) + 1 }
-
-    private let handle: OpaquePointer
-
-    init(path: String, maxNets: Int) throws(FaceCropError) {
-        var handle: OpaquePointer?
-        var message: UnsafeMutablePointer<CChar>?
-        guard CFaceDetect_CenterFaceNew(path, Int32(maxNets), &handle, &message) == 0, let handle else {
-            throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
-        }
-        self.handle = handle
-    }
-
-    deinit { CFaceDetect_CenterFaceClose(handle) }
-
-    /// Networks (canvas sizes) held now.
-    var netCount: Int { Int(CFaceDetect_CenterFaceNetCount(handle)) }
-
-    /// The canvas a `width` x `height` image is padded onto.
-    static func canvas(width: Int, height: Int) -> (width: Int, height: Int) {
-        var w: Int32 = 0, h: Int32 = 0
-        CFaceDetect_CenterFaceCanvas(Int32(width), Int32(height), &w, &h)
-        return (Int(w), Int(h))
-    }
-
-    func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Subject] {
-        guard rgb.width > 0, rgb.height > 0 else { return [] }
-        var faces: UnsafeMutablePointer<CFaceDetect_YuNetFace>?
-        var count = 0
-        var message: UnsafeMutablePointer<CChar>?
-        let status = rgb.pixels.withUnsafeBufferPointer {
-            CFaceDetect_CenterFaceDetect(
-                handle, $0.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, max(minScore, 0.01), 0.3,
-                &faces, &count, &message)
-        }
-        let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "CenterFace failed")
-        return found.compactMap { face in
-            guard let box = PixelRect(clipping: face, width: rgb.width, height: rgb.height) else { return nil }
-            let five = FaceLandmarks(centerFace: face)
-            let (a, b) = (five.points[0], five.points[1])
-            let (left, right) = a.x <= b.x ? (a, b) : (b, a)
-            return Subject(
-                box: box,
-                score: (Double(face.score) * 10_000).rounded() / 10_000,
-                eyes: EyePair(x1: left.x, y1: left.y, x2: right.x, y2: right.y),
-                five: five)
         }
     }
 }

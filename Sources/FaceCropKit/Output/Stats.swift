@@ -33,6 +33,7 @@ struct Stats {
         if let split = settings.split { curation.append(("split", .string(split.description))) }
         if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
         if settings.people, let people { curation.append(("people", .string(people))) }
+        if let tiles = CrowdTiles.settingsValue(settings) { curation.append(("crowd_tiles", .string(tiles))) }
         if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
         if !settings.taggedFaces { curation.append(("tagged_faces", .string("no"))) }
         if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
@@ -87,6 +88,7 @@ struct Stats {
         if let split = parsed["split"] as? String { members.append(("split", .string(split))) }
         if let video = parsed["video"] as? String { members.append(("video", .string(video))) }
         if let people = parsed["people"] as? String { members.append(("people", .string(people))) }
+        if let tiles = parsed["crowd_tiles"] as? String { members.append(("crowd_tiles", .string(tiles))) }
         if let splitBy = parsed["split_by"] as? String { members.append(("split_by", .string(splitBy))) }
         if let keep = parsed["keep_person"] as? [String] { members.append(("keep_person", .array(keep.map(JSON.string)))) }
         return .object(members)

@@ -5,8 +5,8 @@ extension FaceCropCommand {
     static func measureFloor(_ options: Options, stop: StopRequest) async throws(FaceCropError) -> Int32 {
         let started = ContinuousClock.now
         try Vips.start()
-        Cascade.setLibraryThreads(1)
         let config = detectorConfig(options)
+        Cascade.setLibraryThreads(config.libraryThreads)
         var detectors: [Detector] = []
         for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config, sharing: detectors.first)) }
         let walk = try PhotoFinder(include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: nil,

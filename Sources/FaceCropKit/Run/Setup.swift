@@ -59,8 +59,8 @@ struct RunSetup {
             }
         }
         try Vips.start()
-        Cascade.setLibraryThreads(1)
         config = FaceCropCommand.detectorConfig(options)
+        Cascade.setLibraryThreads(config.libraryThreads)
         detector = try Detector(config)
         settings = CropSettings(options)
         described = Stats.settingsJSON(
@@ -117,7 +117,7 @@ struct RunSetup {
     }
 
     /// One detector per worker (`--jobs`), the first among them, sharing its
-    /// CenterFace network pool. The setup keeps none, so they go (OpenCV's models and buffers) with the pipeline.
+    /// CenterFace networks. The setup keeps none, so they go (OpenCV's models and buffers) with the pipeline.
     mutating func takeDetectors() throws(FaceCropError) -> [Detector] {
         var detectors: [Detector] = []
         if let detector { detectors.append(detector) }

@@ -89,4 +89,36 @@ struct CrowdTests {
         #expect(missed.isEmpty, "missed \(missed.count) of \(truth.count): \(missed)")
         #expect(found.count == truth.count, "\(found.count) boxes for \(truth.count) faces")
     }
+
+    /// The crowd tiles' rule on real pixels: the first pass on the mosaic
+    /// above finds faces near the bottom of CenterFace's reach and the tiles
+    /// run; on a portrait (Grace Hopper) they do not. With the tiles, no
+    /// face of the crowd is found twice.
+    @Test func centerFaceTilesRunOnACrowdAndNotOnAPortrait() throws {
+        let model = DetectionTests.centerFaceModel
+        try #require(FileManager.default.fileExists(atPath: model), "run scripts/fetch-centerface (scripts/test does)")
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let crowdPath = work.appendingPathComponent("crowd.jpg")
+        let truth = try makeCrowd(at: crowdPath)
+        let network = try CenterFace(path: model)
+        func plan(_ path: String, minFace: Int) throws -> (CrowdTiles.Plan?, RGBImage) {
+            try Vips.start()
+            let bytes = try PhotoBytes(path: path, source: path)
+            let header = try Picture.header(of: bytes, source: path)
+            let rgb = try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: path)
+                .rgbPixels(source: path)
+            let first = try network.detect(rgb, minScore: 0.56, source: path)
+            let canvas = CenterFace.canvas(width: rgb.width, height: rgb.height)
+            return (CrowdTiles.plan(first.map(\.box), width: rgb.width, height: rgb.height, canvas: canvas, minSide: minFace), rgb)
+        }
+        let (crowdPlan, crowd) = try plan(crowdPath.path, minFace: 20)
+        #expect(crowdPlan?.tiles.count == 9, "\(String(describing: crowdPlan))")
+        let (portraitPlan, _) = try plan(fixtures.appendingPathComponent("faces/grace_hopper.jpg").path, minFace: 20)
+        #expect(portraitPlan == nil)
+        let found = try network.detectWithTiles(crowd, minScore: 0.56, minSide: 20, source: "crowd").map(\.box)
+        for face in truth {
+            #expect(found.filter { intersectionOverUnion($0, face) >= 0.3 }.count == 1, "\(face)")
+        }
+    }
 }

@@ -1,0 +1,118 @@
+// Detect/: the face finders, one file each, over the CFaceDetect shim.
+// May import CFaceDetect and Foundation; knows nothing of photos' files,
+// only of the pixels it is handed.
+import CFaceDetect
+import Foundation
+
+/// The CenterFace network of a process: one cv::dnn network per canvas size
+/// in use (at most `maxNets`), because OpenCV 4.6 gives wrong results when
+/// one network is run at a second input size (CFaceDetect_CenterFaceNew).
+///
+/// Shared by every worker, lent under a lock: the shim runs one pass at a
+/// time, on every core through OpenCV's own threads, while the other
+/// workers decode, crop and write. That lock, inside the handle, is what
+/// makes the `@unchecked Sendable` sound; the handle is closed by `deinit`
+/// once no worker holds this object.
+final class CenterFace: @unchecked Sendable {
+    /// The canvas pixels of networks kept: one at the largest detection
+    /// size (`largestSide` long, 3:4) and the large-face pass's 320 px ones.
+    /// OpenCV 4.6 keeps ~178 MB of layer buffers for one 1024 x 768 network:
+    /// keeping a landscape and a portrait one was 525-538 MiB on 12 MP
+    /// photos, one at a time 366-371 MiB (docs/centerface.md, "One network,
+    /// shared by the workers").
+    static func budget(largestSide: Int) -> Int {
+        let big = canvas(width: largestSide, height: largestSide * 3 / 4)
+        let small = canvas(width: 320, height: 240)
+        return big.width * big.height + 3 * small.width * small.height
+    }
+
+    private let handle: OpaquePointer
+
+    init(path: String, budget: Int = CenterFace.budget(largestSide: 1280)) throws(FaceCropError) {
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        guard CFaceDetect_CenterFaceNew(path, budget, &handle, &message) == 0, let handle else {
+            throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
+        }
+        self.handle = handle
+    }
+
+    deinit { CFaceDetect_CenterFaceClose(handle) }
+
+    /// Networks (canvas sizes) held now.
+    var netCount: Int { Int(CFaceDetect_CenterFaceNetCount(handle)) }
+
+    /// The canvas a `width` x `height` image is padded onto.
+    static func canvas(width: Int, height: Int) -> (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        CFaceDetect_CenterFaceCanvas(Int32(width), Int32(height), &w, &h)
+        return (Int(w), Int(h))
+    }
+
+    /// The faces of the whole image: its canvas, and the 320 px pass for
+    /// the large ones.
+    func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Subject] {
+        guard rgb.width > 0, rgb.height > 0 else { return [] }
+        var faces: UnsafeMutablePointer<CFaceDetect_YuNetFace>?
+        var count = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = rgb.pixels.withUnsafeBufferPointer {
+            CFaceDetect_CenterFaceDetect(
+                handle, $0.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, max(minScore, 0.01), 0.3,
+                &faces, &count, &message)
+        }
+        let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "CenterFace failed")
+        return Self.subjects(found, width: rgb.width, height: rgb.height)
+    }
+
+    /// The faces of one region of the image enlarged `factor` times (a
+    /// crowd tile), in the image's pixels; boxes are clipped to the region.
+    func detect(_ rgb: RGBImage, region: PixelRect, factor: Double, minScore: Float, source: String)
+        throws(FaceCropError) -> [Subject]
+    {
+        guard rgb.width > 0, rgb.height > 0 else { return [] }
+        var faces: UnsafeMutablePointer<CFaceDetect_YuNetFace>?
+        var count = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = rgb.pixels.withUnsafeBufferPointer {
+            CFaceDetect_CenterFaceDetectRegion(
+                handle, $0.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, Int32(region.x),
+                Int32(region.y), Int32(region.width), Int32(region.height), factor, max(minScore, 0.01), &faces,
+                &count, &message)
+        }
+        let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "CenterFace failed")
+        return Self.subjects(found, width: rgb.width, height: rgb.height)
+    }
+
+    /// The network's faces as subjects: boxes rounded and clipped to the
+    /// image, scores to four decimals, eyes from the five landmarks.
+    private static func subjects(_ found: [CFaceDetect_YuNetFace], width: Int, height: Int) -> [Subject] {
+        found.compactMap { face in
+            guard let box = PixelRect(clipping: face, width: width, height: height) else { return nil }
+            let five = FaceLandmarks(centerFace: face)
+            let (a, b) = (five.points[0], five.points[1])
+            let (left, right) = a.x <= b.x ? (a, b) : (b, a)
+            return Subject(
+                box: box,
+                score: (Double(face.score) * 10_000).rounded() / 10_000,
+                eyes: EyePair(x1: left.x, y1: left.y, x2: right.x, y2: right.y),
+                five: five)
+        }
+    }
+
+    /// The faces of the image, with the crowd tiles when `CrowdTiles`'
+    /// rule fires on the first pass's faces (`minSide`: the smallest face
+    /// wanted, in the image's pixels).
+    func detectWithTiles(_ rgb: RGBImage, minScore: Float, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
+        let first = try detect(rgb, minScore: minScore, source: source)
+        let canvas = Self.canvas(width: rgb.width, height: rgb.height)
+        guard let plan = CrowdTiles.plan(first.map(\.box), width: rgb.width, height: rgb.height, canvas: canvas, minSide: minSide)
+        else { return first }
+        var tiled: [(tile: PixelRect, faces: [Subject])] = []
+        for tile in plan.tiles {
+            let found = try detect(rgb, region: tile, factor: plan.factor, minScore: minScore, source: source)
+            tiled.append((tile, found))
+        }
+        return CrowdTiles.merge(first, tiled: tiled, width: rgb.width, height: rgb.height)
+    }
+}
