@@ -86,8 +86,9 @@ extension CurationFile {
     /// `text`'s lines without their ends (`\n` or `\r\n`); a last line end
     /// makes no empty line.
     static func lines(of text: String) -> [String] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
+        // By scalars: "\r\n" is one Character, which a split on "\n" passes by.
+        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String(String.UnicodeScalarView($0.last == "\r" ? $0.dropLast() : $0[...]))
         }
         if lines.last == "" { lines.removeLast() }
         return lines
