@@ -5,10 +5,10 @@ saves people.txt from the page, and regenerates the dataset with it
 On the page, with real mouse clicks and key presses: the largest person is
 named "alice", one of their faces is ticked "not this person", the next two
 people are ticked "merge" and merged, and a face of no one (when there is
-one) is named "carol"; then "Save people.txt". The saved file must keep the
+one) is named 'Carol "C" (李), #1', which people.txt writes in quotes; then "Save people.txt". The saved file must keep the
 lines it was given and add exactly those statements. A fresh run with
 --people-file on it must show alice without the ticked face, the two merged
-people as one, carol with her face, and a second fresh run must give the
+people as one, Carol with her face, and a second fresh run must give the
 same dataset byte for byte.
 
     python3 scripts/test_people_report.py FACECROP PHOTOS WORK

@@ -64,6 +64,9 @@ public struct PeopleStatement: Sendable, Hashable {
 /// NAME, `not NAME: FACE` takes it out of NAME for good, `ignore = FACE` and
 /// `ignore: FACE` give the group or the face no person. FACE is a photo's
 /// SHA-256 and a box `x,y,w,h`, as in rejections.txt. `#` starts a comment.
+/// A name that is not plain is written in double quotes
+/// (`"Smith, John" = FACE`, `not "Anna (Mom)": FACE`; `PeopleName`), where
+/// a `#` is part of the name.
 /// The lines are kept verbatim: adding statements appends lines and never
 /// rewrites, reorders or drops one a person wrote, and a statement whose
 /// face is gone from the dataset stays in the file.

@@ -89,7 +89,7 @@ extension PickCommand {
         }
     }
 
-    /// A person's folder: the label with '/', '\\', control characters and
+    /// A person's folder: the label with '/', '\', control characters and
     /// a leading '.' replaced by '_', cut to whole characters within 240
     /// bytes of UTF-8 (a name may be 64 four-byte characters; a file name
     /// 255 bytes), made unique with "-2", "-3", ... in the people's byte
