@@ -56,11 +56,39 @@ extension CurationFile {
         }
     }
 
+    /// A line without its comment: the text before the first `#` that is not
+    /// in double quotes (people.txt quotes names; in quotes `\"` and `\\`
+    /// are a quote and a backslash), without the white space at its ends.
+    /// A quote left open runs to the line's end.
+    static func content(of line: String) -> Substring {
+        var quoted = false
+        var escaped = false
+        var end = line.endIndex
+        for index in line.indices {
+            let character = line[index]
+            if escaped {
+                escaped = false
+            } else if quoted {
+                if character == "\\" { escaped = true } else if character == "\"" { quoted = false }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == "#" {
+                end = index
+                break
+            }
+        }
+        var content = line[..<end]
+        while let first = content.first, first == " " || first == "\t" { content = content.dropFirst() }
+        while let last = content.last, last == " " || last == "\t" { content = content.dropLast() }
+        return content
+    }
+
     /// `text`'s lines without their ends (`\n` or `\r\n`); a last line end
     /// makes no empty line.
     static func lines(of text: String) -> [String] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
+        // By scalars: "\r\n" is one Character, which a split on "\n" passes by.
+        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String(String.UnicodeScalarView($0.last == "\r" ? $0.dropLast() : $0[...]))
         }
         if lines.last == "" { lines.removeLast() }
         return lines

@@ -111,7 +111,7 @@ public struct RejectionsFile: CurationFile, Sendable, Equatable {
 
     /// The entry on one line, nil for a blank or comment line.
     static func entry(in line: String, file: String, number: Int) throws(RejectionsError) -> Rejection? {
-        let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let content = Self.content(of: line)
         let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" })
         if words.isEmpty { return nil }
         func fail(_ reason: String) -> RejectionsError { RejectionsError(file: file, line: number, reason: reason) }

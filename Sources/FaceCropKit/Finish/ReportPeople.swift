@@ -222,11 +222,12 @@ enum ReportPeople {
             """
     }
 
-    /// The page's script. A name is checked as `PeopleFile.nameProblem`
-    /// checks it (letters, marks, digits, then also spaces and -_.'; 64 at
-    /// most; not a word of the file); the next run refuses any other.
+    /// The page's script. A name is checked and written as `PeopleName`
+    /// checks and writes it (its script is made from the same constants):
+    /// the next run reads back any name the page accepts.
     private static let code = """
         (() => {
+        \(PeopleName.script)
           const file = JSON.parse(document.getElementById("people-file").textContent);
           const spans = JSON.parse(document.getElementById("people-spans").textContent);
           const bar = document.getElementById("curate-people");
@@ -234,8 +235,7 @@ enum ReportPeople {
           const key = "facecrop-people " + folder + " " + bar.dataset.key;
           const rows = [...document.querySelectorAll("section.person")];
           const isID = (label) => /^person-[0-9]+$/.test(label);
-          const valid = (name) => name.length <= \(PeopleFile.maxNameLength) && /^[\\p{L}\\p{M}\\p{N}][\\p{L}\\p{M}\\p{N} _.'-]*$/u.test(name)
-            && !/ $|  /.test(name) && name !== "\(PeopleFile.notWord)" && name !== "\(PeopleFile.ignoreWord)";
+          const valid = (name) => nameProblem(name) === "";
           let store = null, state = { labels: {}, not: {}, who: {} };
           try {
             store = window.localStorage;
@@ -269,7 +269,7 @@ enum ReportPeople {
             row.querySelector("button.rename").addEventListener("click", () => {
               const name = input.value.trim();
               input.classList.toggle("bad", !valid(name));
-              if (!valid(name)) { message.textContent = "'" + name + "' cannot be a name: letters, digits, spaces, - _ . ' (64 at most)"; return; }
+              if (!valid(name)) { message.textContent = nameProblem(name); return; }
               message.textContent = "";
               rename(current(row), name);
               input.value = "";
@@ -315,21 +315,21 @@ enum ReportPeople {
             for (const row of rows) if (current(row) !== row.dataset.original) renamed[row.dataset.original] = current(row);
             // A name rewritten where it stands: the rest of its line, comment included, stays.
             for (const [index, name, prefix, suffix] of spans) {
-              if (name in renamed) lines[index] = prefix + renamed[name] + suffix;
+              if (name in renamed) lines[index] = prefix + written(renamed[name]) + suffix;
             }
             const added = [];
             const note = (text) => text ? "  # " + text : "";
             for (const row of rows) {
               if (isID(row.dataset.original) && row.dataset.original in renamed) {
-                added.push(current(row) + " = " + row.dataset.anchor + note(row.dataset.anchorNote));
+                added.push(written(current(row)) + " = " + row.dataset.anchor + note(row.dataset.anchorNote));
               }
             }
             const byNumber = (a, b) => a[1][1] - b[1][1];
             for (const [handle, [original, , text]] of Object.entries(state.not).sort(byNumber)) {
-              added.push("not " + (renamed[original] || original) + ": " + handle + note(text));
+              added.push("\(PeopleFile.notWord) " + written(renamed[original] || original) + ": " + handle + note(text));
             }
             for (const [handle, [name, , text]] of Object.entries(state.who).sort(byNumber)) {
-              added.push(name + ": " + handle + note(text));
+              added.push(written(name) + ": " + handle + note(text));
             }
             const text = lines.concat(added).map((line) => line + "\\n").join("");
             const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));

@@ -36,7 +36,7 @@ enum PeopleCommand {
     ]
 
     private static func checked(_ name: String) throws(FaceCropError) -> String {
-        if let problem = PeopleFile.nameProblem(name, allowIgnore: false) { throw .usage(problem) }
+        if let problem = PeopleName.typedProblem(name) { throw .usage(problem) }
         return name
     }
 

@@ -34,9 +34,9 @@ public struct PeopleStatement: Sendable, Hashable {
     /// The statement as facecrop writes it (without its comment).
     public var text: String {
         switch kind {
-        case .nameGroup(let name): "\(name) = \(face)"
-        case .nameFace(let name): "\(name): \(face)"
-        case .notPerson(let name): "not \(name): \(face)"
+        case .nameGroup(let name): "\(PeopleName.written(name)) = \(face)"
+        case .nameFace(let name): "\(PeopleName.written(name)): \(face)"
+        case .notPerson(let name): "\(PeopleFile.notWord) \(PeopleName.written(name)): \(face)"
         case .ignoreGroup: "\(PeopleFile.ignoreWord) = \(face)"
         case .ignoreFace: "\(PeopleFile.ignoreWord): \(face)"
         }
@@ -64,6 +64,9 @@ public struct PeopleStatement: Sendable, Hashable {
 /// NAME, `not NAME: FACE` takes it out of NAME for good, `ignore = FACE` and
 /// `ignore: FACE` give the group or the face no person. FACE is a photo's
 /// SHA-256 and a box `x,y,w,h`, as in rejections.txt. `#` starts a comment.
+/// A name that is not plain is written in double quotes
+/// (`"Smith, John" = FACE`, `not "Anna (Mom)": FACE`; `PeopleName`), where
+/// a `#` is part of the name.
 /// The lines are kept verbatim: adding statements appends lines and never
 /// rewrites, reorders or drops one a person wrote, and a statement whose
 /// face is gone from the dataset stays in the file.
@@ -72,7 +75,6 @@ public struct PeopleFile: CurationFile, Sendable, Equatable {
     /// The subject that means "no one".
     static let ignoreWord = "ignore"
     static let notWord = "not"
-    static let maxNameLength = 64
 
     /// Every line, as read (without line ends).
     public private(set) var lines: [String] = []
@@ -94,83 +96,101 @@ public struct PeopleFile: CurationFile, Sendable, Equatable {
 
     /// The statement on one line, nil for a blank or comment line.
     static func statement(in line: String, file: String, number: Int) throws(PeopleFileError) -> PeopleStatement? {
-        let content = (line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            .trimmingCharacters(in: .whitespaces)
-        if content.isEmpty { return nil }
-        func fail(_ reason: String) -> PeopleFileError { PeopleFileError(file: file, line: number, reason: reason) }
-        let shape = "expected 'NAME = FACE', 'NAME: FACE', 'not NAME: FACE', 'ignore = FACE' or 'ignore: FACE' (FACE: '<sha256> <x>,<y>,<w>,<h>')"
-        guard let mark = content.firstIndex(where: { $0 == "=" || $0 == ":" }) else {
-            throw fail("\(shape), got '\(content)'")
-        }
-        let group = content[mark] == "="
-        var subject = content[..<mark].trimmingCharacters(in: .whitespaces)
-        let facePart = String(content[content.index(after: mark)...])
-        var negated = false
-        if subject.hasPrefix(notWord + " ") || subject.hasPrefix(notWord + "\t") {
-            negated = true
-            subject = String(subject.dropFirst(notWord.count)).trimmingCharacters(in: .whitespaces)
-            if group { throw fail("'not' takes ':' (not \(subject): FACE): a group cannot be taken out of a person, only a face") }
-        }
-        if subject.isEmpty { throw fail("\(shape): the name before '\(content[mark])' is missing") }
-        if let problem = nameProblem(subject, allowIgnore: !negated) { throw fail(problem) }
+        guard let parts = try parts(of: line, file: file, number: number) else { return nil }
         let parsed: Rejection?
         do throws(RejectionsError) {
-            parsed = try RejectionsFile.entry(in: facePart, file: file, number: number)
+            parsed = try RejectionsFile.entry(in: String(parts.face), file: file, number: number)
         } catch {
-            throw fail(error.reason)
+            throw PeopleFileError(file: file, line: number, reason: error.reason)
         }
-        guard let face = parsed else { throw fail("\(shape): the face after '\(content[mark])' is missing") }
+        guard let face = parsed else {
+            throw PeopleFileError(file: file, line: number, reason: "\(shape): the face after '\(parts.group ? "=" : ":")' is missing")
+        }
         let kind: PeopleStatement.Kind =
-            switch (subject == ignoreWord, group, negated) {
+            switch (parts.subject == ignoreWord && !parts.quoted, parts.group, parts.negated) {
             case (true, true, _): .ignoreGroup
             case (true, false, _): .ignoreFace
-            case (false, true, _): .nameGroup(subject)
-            case (false, false, true): .notPerson(subject)
-            case (false, false, false): .nameFace(subject)
+            case (false, true, _): .nameGroup(parts.subject)
+            case (false, false, true): .notPerson(parts.subject)
+            case (false, false, false): .nameFace(parts.subject)
             }
         return PeopleStatement(kind, face: face, line: number)
     }
 
-    /// Why `name` cannot name a person (nil: it can). A name is what the
-    /// manifest's `person`, the split folders and `--keep-person` carry: up
-    /// to 64 letters, digits, spaces, `-`, `_`, `.` and `'`, starting with a
-    /// letter or digit. `not` and `ignore` are words of the file.
-    static func nameProblem(_ name: String, allowIgnore: Bool = true) -> String? {
-        guard let first = name.unicodeScalars.first else { return "a person's name is empty" }
-        if name == notWord || (name == ignoreWord && !allowIgnore) {
-            return "'\(name)' is a word of the people file, not a name"
+    private static let shape =
+        "expected 'NAME = FACE', 'NAME: FACE', 'not NAME: FACE', 'ignore = FACE' or 'ignore: FACE' (FACE: '<sha256> <x>,<y>,<w>,<h>')"
+
+    /// A statement's line taken apart: its subject (a name, or `ignore`
+    /// when not quoted), where the subject is written on the line (quotes
+    /// included), `=` or `:`, `not`, and the text of its face. Nil for a
+    /// blank or comment line.
+    static func parts(of line: String, file: String, number: Int) throws(PeopleFileError) -> (
+        subject: String, quoted: Bool, span: Range<String.Index>, group: Bool, negated: Bool, face: Substring
+    )? {
+        let content = Self.content(of: line)
+        if content.isEmpty { return nil }
+        func fail(_ reason: String) -> PeopleFileError { PeopleFileError(file: file, line: number, reason: reason) }
+        func skipSpaces(_ text: Substring) -> Substring { text.drop { $0 == " " || $0 == "\t" } }
+        // `not "NAME": FACE` and `"NAME" = FACE`: the name in quotes.
+        var rest = content
+        var negated = false
+        if content.hasPrefix(notWord), content.dropFirst(notWord.count).first.map({ $0 == " " || $0 == "\t" }) == true,
+            skipSpaces(content.dropFirst(notWord.count)).first == "\""
+        {
+            negated = true
+            rest = skipSpaces(content.dropFirst(notWord.count))
         }
-        if name.count > maxNameLength { return "the name '\(name)' is longer than \(maxNameLength) characters" }
-        guard CharacterSet.alphanumerics.contains(first) else {
-            return "the name '\(name)' must start with a letter or digit"
+        if rest.first == "\"" {
+            let name: String
+            let end: String.Index
+            do throws(PeopleName.NameSyntax) {
+                (name, end) = try PeopleName.unquote(rest)
+            } catch {
+                throw fail(error.reason)
+            }
+            let after = skipSpaces(rest[end...])
+            guard let mark = after.first, mark == "=" || mark == ":" else { throw fail("\(shape), got '\(content)'") }
+            let group = mark == "="
+            if negated, group {
+                throw fail("'not' takes ':' (not \(PeopleName.quoted(name)): FACE): a group cannot be taken out of a person, only a face")
+            }
+            if let problem = PeopleName.problem(name) { throw fail(problem) }
+            return (name, true, rest.startIndex..<end, group, negated, after.dropFirst())
         }
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: " -_.'"))
-        if let bad = name.unicodeScalars.first(where: { !allowed.contains($0) }) {
-            return "the name '\(name)' holds '\(bad)': names are letters, digits, spaces, '-', '_', '.' and \"'\""
+        // `NAME = FACE`, `not NAME: FACE`: a plain name.
+        guard let mark = content.firstIndex(where: { $0 == "=" || $0 == ":" }) else {
+            throw fail("\(shape), got '\(content)'")
         }
-        if name.hasSuffix(" ") || name.contains("  ") { return "the name '\(name)' has stray spaces" }
-        return nil
+        let group = content[mark] == "="
+        var subject = content[..<mark]
+        while let last = subject.last, last == " " || last == "\t" { subject = subject.dropLast() }
+        if subject.hasPrefix(notWord + " ") || subject.hasPrefix(notWord + "\t") {
+            negated = true
+            subject = skipSpaces(subject.dropFirst(notWord.count))
+            if group { throw fail("'not' takes ':' (not \(subject): FACE): a group cannot be taken out of a person, only a face") }
+        }
+        let name = String(subject)
+        if name.isEmpty { throw fail("\(shape): the name before '\(content[mark])' is missing") }
+        if !(name == ignoreWord && !negated), let problem = PeopleName.plainProblem(name) {
+            let hint = PeopleName.problem(name) == nil && !PeopleName.words.contains(name) ? ": write it in double quotes, \(PeopleName.quoted(name))" : ""
+            throw fail(problem + hint)
+        }
+        return (name, false, subject.startIndex..<subject.endIndex, group, negated, content[content.index(after: mark)...])
     }
 
     /// Where each statement's name lies on its line (0-based line index, the
-    /// name, the text before and after it), so that a page can rename a
-    /// person by rewriting only the name and keep the rest of the line, its
-    /// comment included. `ignore` statements name no one and are left out.
+    /// name, the text before and after it, quotes included), so that a page
+    /// can rename a person by rewriting only the name (`PeopleName.written`)
+    /// and keep the rest of the line, its comment included. `ignore`
+    /// statements name no one and are left out.
     var nameSpans: [(index: Int, name: String, prefix: String, suffix: String)] {
         statements.compactMap { statement in
             switch statement.kind {
             case .ignoreGroup, .ignoreFace: return nil
             case .nameGroup(let name), .nameFace(let name), .notPerson(let name):
                 let line = lines[statement.line - 1]
-                guard let mark = line.firstIndex(where: { $0 == "=" || $0 == ":" }) else { return nil }
-                var start = line.startIndex
-                while start < mark, line[start] == " " || line[start] == "\t" { start = line.index(after: start) }
-                if case .notPerson = statement.kind {
-                    start = line.index(start, offsetBy: Self.notWord.count)
-                    while start < mark, line[start] == " " || line[start] == "\t" { start = line.index(after: start) }
-                }
-                guard let range = line.range(of: name, range: start..<mark) else { return nil }
-                return (statement.line - 1, name, String(line[..<range.lowerBound]), String(line[range.upperBound...]))
+                guard let parts = try? Self.parts(of: line, file: "", number: 0) else { return nil }
+                return (statement.line - 1, name, String(line[..<parts.span.lowerBound]), String(line[parts.span.upperBound...]))
             }
         }
     }

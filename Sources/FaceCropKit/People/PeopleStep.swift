@@ -80,10 +80,10 @@ package enum PeopleStep {
     /// none): only when the sidecar names one person, the photo has one face
     /// at all (Takeout gives no boxes, so with two faces, even one too small
     /// to take part, the name may be the other's) and it takes part, and the
-    /// name can name a person (`PeopleFile.nameProblem`).
+    /// name can name a person (`PeopleName.problem`).
     static func sidecarName(of record: PhotoRecord) -> String? {
         guard !record.faces.contains(where: \.tagged), record.names.count == 1, let name = record.names.first, record.faces.count == 1,
-            takesPart(record.faces[0], of: record), PeopleFile.nameProblem(name, allowIgnore: false) == nil
+            takesPart(record.faces[0], of: record), PeopleName.problem(name) == nil
         else { return nil }
         return name
     }
@@ -98,7 +98,7 @@ package enum PeopleStep {
         }
         var names: [Int: String] = [:]
         for (offset, face) in record.faces.filter({ takesPart($0, of: record) }).enumerated() {
-            if let name = face.tagName, PeopleFile.nameProblem(name, allowIgnore: false) == nil { names[base + offset] = name }
+            if let name = face.tagName, PeopleName.problem(name) == nil { names[base + offset] = name }
         }
         return names
     }

@@ -45,7 +45,7 @@ struct PhotoProcessor: Sendable {
         if settings.people, let path = photo.sidecar {
             let file = FileName.display((path as NSString).lastPathComponent)
             let unusable = record.names.compactMap { name in
-                PeopleFile.nameProblem(name, allowIgnore: false).map { NameWarning(name: name, file: file, problem: $0) }
+                PeopleName.problem(name).map { NameWarning(name: name, file: file, problem: $0) }
             }
             record.nameWarnings = unusable + record.nameWarnings
         }
@@ -126,7 +126,7 @@ struct PhotoProcessor: Sendable {
             record.warnings = read.warnings
             if settings.people {
                 for tag in tags {
-                    guard let name = tag.name, let problem = PeopleFile.nameProblem(name, allowIgnore: false) else { continue }
+                    guard let name = tag.name, let problem = PeopleName.problem(name) else { continue }
                     record.nameWarnings.append(NameWarning(name: name, file: tag.file, problem: problem))
                 }
             }

@@ -89,11 +89,17 @@ extension PickCommand {
         }
     }
 
-    /// A person's folder: the label with '/', control characters and a
-    /// leading '.' replaced by '_', made unique with "-2", "-3", ...
+    /// A person's folder: the label with '/', '\', control characters and
+    /// a leading '.' replaced by '_', cut to whole characters within 240
+    /// bytes of UTF-8 (a name may be 64 four-byte characters; a file name
+    /// 255 bytes), made unique with "-2", "-3", ... in the people's byte
+    /// order: the same names give the same folders on every run.
     static func folderName(_ person: String, used: inout Set<String>) -> String {
-        var name = String(person.unicodeScalars.map { $0 == "/" || $0.value < 0x20 || $0.value == 0x7f ? "_" : Character($0) })
+        var name = String(
+            String.UnicodeScalarView(
+                person.unicodeScalars.map { $0 == "/" || $0 == "\\" || $0.value < 0x20 || PeopleName.isControl($0) ? "_" : $0 }))
         if name.hasPrefix(".") || name.isEmpty { name = "_" + name.dropFirst() }
+        while name.utf8.count > 240 { name.removeLast() }
         var unique = name
         var counter = 2
         while used.contains(unique) {

@@ -254,10 +254,15 @@ struct FaceTagTests {
         #expect(try fingerprint(photos) == before)
     }
 
+    /// A name people.txt writes in quotes.
+    static let quoted = "李小龙, \"Dr. Who\": Jr # 2"
+
     /// A tag names its face's group under --people (astronaut.jpg and
     /// astronaut-large.jpg are one person, only the first tagged); a
-    /// people.txt statement about the group outranks the tag. A name
-    /// people.txt cannot hold is said once, with the file that gave it.
+    /// people.txt statement about the group outranks the tag. Any name
+    /// names (here CJK, a comma, quotes, ':' and '#'), and `export xmp`
+    /// writes it back; a name that cannot name a person (too long) is said
+    /// once, with the file that gave it.
     @Test func tagsNameGroupsBelowThePeopleFile() throws {
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -268,8 +273,9 @@ struct FaceTagTests {
         try Self.tag("faces/astronaut.jpg", photos.appendingPathComponent("astronaut.jpg"), Self.mwg([("Eileen Collins", 0.4385, 0.2217, 0.1855, 0.1855)]))
         try FileManager.default.copyItem(
             at: fixtures.appendingPathComponent("faces/astronaut-large.jpg"), to: photos.appendingPathComponent("astronaut-large.jpg"))
-        for name in ["hopper-1.jpg", "hopper-2.jpg"] {
-            try Self.tag("faces/grace_hopper.jpg", photos.appendingPathComponent(name), Self.mwg([("Dr. Who: Jr", 0.5195, 0.36, 0.4531, 0.3867)]))
+        let long = String(repeating: "x", count: 65)
+        for (photo, name) in [("hopper-1.jpg", Self.quoted), ("hopper-2.jpg", long)] {
+            try Self.tag("faces/grace_hopper.jpg", photos.appendingPathComponent(photo), Self.mwg([(name, 0.5195, 0.36, 0.4531, 0.3867)]))
         }
         var environment = ProcessInfo.processInfo.environment
         environment["FACECROP_DLIB_MODELS"] = packageRoot.appendingPathComponent("models").path
@@ -283,10 +289,21 @@ struct FaceTagTests {
         var named = try persons()
         #expect(named["astronaut.jpg"] == "Eileen Collins")
         #expect(named["astronaut-large.jpg"] == "Eileen Collins")
-        let warning = "facecrop: warning: hopper-1.jpg: the name 'Dr. Who: Jr' holds ':'"
-        #expect(first.stderr.components(separatedBy: "the name 'Dr. Who: Jr'").count == 2, "\(first.stderr)")
+        #expect(named["hopper-1.jpg"] == Self.quoted)
+        #expect(named["hopper-2.jpg"] == Self.quoted)
+        let warning = "facecrop: warning: hopper-2.jpg: the name '\(long)' is longer than 64 characters"
+        #expect(first.stderr.components(separatedBy: "the name '\(long)'").count == 2, "\(first.stderr)")
         #expect(first.stderr.contains(warning), "\(first.stderr)")
         #expect(first.stderr.contains("it stays in the manifest's names but names no person"))
+        // Written back: exiftool reads the person's name from both photos.
+        let exported = work.appendingPathComponent("xmp")
+        _ = try run(["export", "xmp", output.path, exported.path, "-q"])
+        for photo in ["hopper-1.jpg", "hopper-2.jpg"] {
+            let json = try Self.exiftool(["-j", "-struct", "-RegionInfo", exported.appendingPathComponent(photo + ".xmp").path])
+            let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [[String: Any]]
+            let regions = (parsed.first?["RegionInfo"] as? [String: Any])?["RegionList"] as? [[String: Any]] ?? []
+            #expect(regions.compactMap { $0["Name"] as? String } == [Self.quoted], "\(photo)")
+        }
         let large = try readManifest(output).first { $0["source"] as? String == "astronaut-large.jpg" }!
         let box = (large["bbox"] as! [Int]).map(String.init).joined(separator: ",")
         try "Commander = \(large["sha256"] as! String) \(box)\n".write(
