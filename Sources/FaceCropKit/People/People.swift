@@ -276,7 +276,8 @@ enum PeopleCorrections {
         }
         let result = Naming.apply(people.statements, to: faces, sidecar: grouping.sidecarNames)
         var corrected = grouping
-        let persons = PeopleStep.sharedByTrack(result.persons, tracks: grouping.faces.map(\.track))
+        let persons = PeopleStep.namedByTrack(
+            result.persons, groups: grouping.faces.map(\.person), tracks: grouping.faces.map(\.track))
         for index in corrected.faces.indices {
             corrected.faces[index].group = corrected.faces[index].person
             corrected.faces[index].person = persons[index]
@@ -304,7 +305,8 @@ enum PeopleCorrections {
                 tracks.append(PeopleStep.trackKey(face, of: record))
             }
         }
-        let persons = PeopleStep.sharedByTrack(Naming.apply(people.statements, to: faces, sidecar: sidecar).persons, tracks: tracks)
+        let persons = PeopleStep.namedByTrack(
+            Naming.apply(people.statements, to: faces, sidecar: sidecar).persons, groups: faces.map(\.person), tracks: tracks)
         return zip(shown, persons).compactMap { old, new in
             old.person == new ? nil : "person: \(old.crop): \(old.person ?? "none") -> \(new ?? "none")"
         }

@@ -121,6 +121,25 @@ package enum PeopleStep {
         return shared
     }
 
+    /// The people file's persons shared by each track: a track takes what
+    /// the file made of any of its crops (a person other than its group's:
+    /// the earliest such crop's, nil included), else the person most of its
+    /// crops have (`sharedByTrack`). So `alice: F` or `ignore: F` on one
+    /// crop holds for its whole track.
+    static func namedByTrack(_ persons: [String?], groups: [String?], tracks: [String?]) -> [String?] {
+        var named = sharedByTrack(persons, tracks: tracks)
+        var corrected: [String: String?] = [:]
+        for index in persons.indices {
+            guard let track = tracks[index], !corrected.keys.contains(track), persons[index] != groups[index] else { continue }
+            corrected[track] = .some(persons[index])
+        }
+        guard !corrected.isEmpty else { return named }
+        for index in named.indices {
+            if let track = tracks[index], let person = corrected[track] { named[index] = person }
+        }
+        return named
+    }
+
     /// Pass 1: embeddings.npy written, every face taking part listed.
     static func gather(
         store: StateStore, output: String, previous: PreviousPeople, temporaries: TemporaryFiles

@@ -30,7 +30,8 @@ extension PeopleTests {
 
     /// The track's crops get the person of Hopper's photos and rows in
     /// embeddings.npy; `--keep-person` keeps the track; a second run into
-    /// a fresh folder gives the same bytes.
+    /// a fresh folder gives the same bytes; a Takeout name of the clip names
+    /// the person.
     @Test func aVideoTrackTakesThePersonOfItsPhotos() throws {
         let (work, photos) = try photos(["astronaut.jpg", "grace_hopper.jpg", "two-people.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
@@ -66,6 +67,13 @@ extension PeopleTests {
         }
         let astronaut = try readManifest(output).filter { $0["source"] as? String == "astronaut.jpg" }
         #expect(astronaut.allSatisfy { $0["status"] as? String == "other_person" && $0["person"] as? String == collins })
+
+        // The clip's Google Takeout sidecar names its one track, and so its person.
+        try Data(#"{"people": [{"name": "Grace Hopper"}]}"#.utf8).write(to: photos.appendingPathComponent("hopper.mp4.json"))
+        let named = work.appendingPathComponent("named")
+        _ = try run([photos.path, "-o", named.path] + options)
+        #expect(try clipLines(named).allSatisfy { $0["person"] as? String == "Grace Hopper" })
+        #expect(person(try faces(named), "grace_hopper.jpg") == "Grace Hopper")
     }
 
     /// Adding a video keeps every photo's person; shards merged give what

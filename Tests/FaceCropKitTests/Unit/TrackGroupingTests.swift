@@ -59,4 +59,16 @@ struct TrackGroupingTests {
         #expect(people[0] != nil && people[2] != nil && people[0] != people[2])
         #expect(Array(people[4...]) == [people[0], people[0], people[0]])
     }
+
+    /// The people file on one crop holds for its track (`alice: F` on the
+    /// second crop, `ignore: F` on the first); a photo's face keeps its own.
+    @Test func aStatementOnOneCropHoldsForItsTrack() {
+        let tracks: [String?] = ["v 0", "v 0", nil, "v 1", "v 1"]
+        let groups: [String?] = ["person-0001", "person-0001", "person-0001", "person-0002", "person-0002"]
+        let persons: [String?] = [nil, "alice", "person-0001", nil, "person-0002"]
+        let named = PeopleStep.namedByTrack(persons, groups: groups, tracks: tracks)
+        #expect(named == [nil, nil, "person-0001", nil, nil])
+        let one = PeopleStep.namedByTrack(["person-0001", "alice", "person-0001", "person-0002", "person-0002"], groups: groups, tracks: tracks)
+        #expect(one == ["alice", "alice", "person-0001", "person-0002", "person-0002"])
+    }
 }
