@@ -36,11 +36,14 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("opencv_objdetect"),
                 .linkedLibrary("opencv_dnn"),
+                .linkedLibrary("opencv_calib3d"),
                 .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_core"),
                 .linkedLibrary("dlib"),
                 .linkedLibrary("lapack"),
                 .linkedLibrary("blas"),
+                // XMP face regions (xmp.cpp): Debian's libexiv2-dev.
+                .linkedLibrary("exiv2"),
                 .linkedLibrary("stdc++"),
             ]
         ),

@@ -28,6 +28,13 @@ static VipsImage *open_file(const char *path, const char *options) {
 }
 
 int CVipsShim_ReadHeaderFile(const char *path, CVipsShim_Header *header, char **message) {
+    return CVipsShim_ReadHeaderFileXMP(path, header, NULL, NULL, message);
+}
+
+int CVipsShim_ReadHeaderFileXMP(const char *path, CVipsShim_Header *header, char **xmp, size_t *xmp_length,
+                                char **message) {
+    if (xmp) *xmp = NULL;
+    if (xmp_length) *xmp_length = 0;
     if (!path || !header) return shim_fail(CVipsShim_BadArgument, message, "bad arguments to ReadHeaderFile");
     memset(header, 0, sizeof *header);
     VipsSource *source = vips_source_new_from_file(path);
@@ -46,6 +53,18 @@ int CVipsShim_ReadHeaderFile(const char *path, CVipsShim_Header *header, char **
     g_object_unref(source);
     if (!image) return shim_fail(CVipsShim_DecodeFailed, message, "unreadable image header");
     shim_read_header(image, header);
+    // Only a blob is read, so that nothing reaches libvips' error buffer.
+    const void *blob = NULL;
+    size_t blob_length = 0;
+    if (xmp && xmp_length && vips_image_get_typeof(image, "xmp-data") == VIPS_TYPE_BLOB &&
+        vips_image_get_blob(image, "xmp-data", &blob, &blob_length) == 0 && blob && blob_length > 0) {
+        *xmp = g_try_malloc(blob_length + 1);
+        if (*xmp) {
+            memcpy(*xmp, blob, blob_length);
+            (*xmp)[blob_length] = 0;
+            *xmp_length = blob_length;
+        }
+    }
     shim_unref(image);
     // A PNG or TIFF stored turned would have to be turned whole.
     header->streams = shrinks_on_load(header) ||

@@ -3,7 +3,8 @@
 // and CenterFace detection, one crop encoded, turned crops warped (warp.c: encoded, and as
 // pixels for the arcface remeasure), and with dlib's models (SHIM_DLIB_MODELS,
 // a folder) each photo's middle embedded as a face, and the descriptors'
-// nearest neighbours found both ways (exact, HNSW). Built two ways by scripts/fuzz and
+// nearest neighbours found both ways (exact, HNSW), and the bytes read as XMP
+// face regions (xmp.cpp, Exiv2). Built two ways by scripts/fuzz and
 // scripts/sanitize:
 //   - with libFuzzer (-fsanitize=fuzzer,address): LLVMFuzzerTestOneInput;
 //   - with AddressSanitizer/LeakSanitizer and SHIM_HARNESS_MAIN: runs the
@@ -101,9 +102,35 @@ static void frame_once(const uint8_t *data, size_t size) {
     CVipsShim_ImageFree(frame);
 }
 
+// The bytes as an XMP packet (a sidecar), every region read, and a sidecar
+// written from them: parse errors are statuses, nothing leaks.
+static void xmp_once(const uint8_t *data, size_t size) {
+    char *message = NULL;
+    CFaceDetect_XmpRegions *regions = NULL;
+    if (CFaceDetect_XmpRegionsRead((const char *)data, size, &regions, &message) != CFaceDetect_OK) {
+        CFaceDetect_Free(message);
+        return;
+    }
+    size_t count = CFaceDetect_XmpRegionCount(regions);
+    CFaceDetect_XmpFace faces[8];
+    size_t kept = 0;
+    for (size_t i = 0; i < count && kept < 8; i++) {
+        const CFaceDetect_XmpRegion *region = CFaceDetect_XmpRegionAt(regions, i);
+        faces[kept++] = (CFaceDetect_XmpFace){region->name ? region->name : "", 0.5, 0.5, 0.1, 0.1};
+    }
+    char *packet = NULL;
+    if (CFaceDetect_XmpRegionsWrite(faces, kept, 640, 480, &packet, &message) == CFaceDetect_OK) {
+        CFaceDetect_Free(packet);
+    } else {
+        CFaceDetect_Free(message);
+    }
+    CFaceDetect_XmpRegionsFree(regions);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     start();
     frame_once(data, size);
+    xmp_once(data, size);
     char *message = NULL;
     CVipsShim_Header header;
     if (CVipsShim_ReadHeader(data, size, &header, &message) != CVipsShim_OK) {
@@ -300,6 +327,16 @@ int main(int argc, char **argv) {
         fclose(file);
         LLVMFuzzerTestOneInput(data, got);
         free(data);
+        // The header read from the file, with the embedded XMP handed over and read.
+        CVipsShim_Header header;
+        char *xmp = NULL, *message = NULL;
+        size_t xmp_length = 0;
+        if (CVipsShim_ReadHeaderFileXMP(argv[i], &header, &xmp, &xmp_length, &message) == CVipsShim_OK) {
+            if (xmp) xmp_once((const uint8_t *)xmp, xmp_length);
+            CVipsShim_Free(xmp);
+        } else {
+            CVipsShim_Free(message);
+        }
     }
     if (embedder) {
         size_t count = described < 64 ? described : 64;

@@ -269,6 +269,45 @@ int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const uint8_t *rgb, int wi
 
 void CFaceDetect_EmbedderClose(CFaceDetect_Embedder *embedder);
 
+/// A face's head pose in degrees from five points in photo pixels (10
+/// floats, x then y) of a `width` x `height` photo: cv::solvePnP fits a
+/// generic 3D face seen by a camera whose focal length is the photo's long
+/// side. `kind` 0: the detector's points (eye centre nearer the image's left,
+/// the other eye centre, nose tip, mouth corners nearer the left then the
+/// right); 1: dlib's 5-point predictor's (see CFaceDetect_LandmarkerFind).
+/// Yaw > 0: the face turns towards the image's right; pitch > 0: it looks
+/// up; both against the line from the face to the camera. Roll > 0: the face
+/// is turned clockwise in the image. A mirrored photo gives the opposite yaw
+/// and roll and the same pitch.
+int CFaceDetect_Pose(const float *points, int kind, int width, int height, double *yaw, double *pitch,
+                     double *roll, char **message);
+
+/// The exposure of a face box's middle (the box less a sixth at each side)
+/// in 8-bit grayscale pixels: mean brightness 0...1, share of pixels at 10
+/// or less (`dark`) and at 245 or more (`bright`); and `blockiness`, the mean
+/// step between neighbours across the image's 8-pixel grid over the mean step
+/// elsewhere, one grey level added to each (about 1 without JPEG blocks). Returns a CFaceDetect_Status (no
+/// message).
+int CFaceDetect_Exposure(const uint8_t *gray, int width, int height, size_t stride, int x, int y, int box_width,
+                         int box_height, double *mean, double *dark, double *bright, double *blockiness);
+
+/// dlib's 5-point landmark predictor (shape_predictor_5_face_landmarks.dat)
+/// alone. Not thread-safe: one per worker.
+typedef struct CFaceDetect_Landmarker CFaceDetect_Landmarker;
+
+int CFaceDetect_LandmarkerNew(const char *path, CFaceDetect_Landmarker **landmarker, char **message);
+
+/// dlib's five points for the face in the box (8-bit grayscale pixels,
+/// `stride` bytes a row), 10 floats in the image's pixels: outer and inner
+/// corner of the eye nearer the image's right, outer and inner corner of the
+/// other eye, the base of the nose. The mean of the points found on the image
+/// and (mirrored back) on its mirror image, so a mirrored face gets mirrored points.
+int CFaceDetect_LandmarkerFind(CFaceDetect_Landmarker *landmarker, const uint8_t *gray, int width, int height,
+                               size_t stride, int x, int y, int box_width, int box_height, float *points,
+                               char **message);
+
+void CFaceDetect_LandmarkerClose(CFaceDetect_Landmarker *landmarker);
+
 /// For each of `count` vectors (`dim` floats each, one after another), its
 /// `k` nearest others by Euclidean distance, nearest first and ties by lower
 /// row: rows in `neighbours[i * k + j]` (-1 where there are fewer), distances
@@ -281,6 +320,70 @@ void CFaceDetect_EmbedderClose(CFaceDetect_Embedder *embedder);
 /// valid and unchanged during the call (the graph refers to it).
 int CFaceDetect_Neighbours(const float *vectors, size_t count, int dim, int k, size_t exact_limit, int build_effort,
                            int threads, int32_t *neighbours, float *distances, char **message);
+
+// MARK: XMP face regions (Exiv2)
+
+/// The face regions of one XMP packet, as Exiv2 decoded it. Opaque, one
+/// owner; freed by CFaceDetect_XmpRegionsFree.
+typedef struct CFaceDetect_XmpRegions CFaceDetect_XmpRegions;
+
+/// One region as the packet spells it: every field is the packet's text
+/// (NULL where the packet has none), read and checked by the caller.
+typedef struct {
+    /// 0: the Metadata Working Group's (mwg-rs:RegionList, an Area whose
+    /// x and y are its centre); 1: Microsoft's (MPRI:Regions, a Rectangle
+    /// "left, top, width, height").
+    int schema;
+    /// 1-based place in its list.
+    int position;
+    /// mwg-rs:Name, or MPReg:PersonDisplayName.
+    const char *name;
+    /// mwg-rs:Type ("Face", "Pet", ...); NULL for Microsoft's.
+    const char *type;
+    /// mwg-rs:Area's stArea:x, y, w, h and unit.
+    const char *x;
+    const char *y;
+    const char *w;
+    const char *h;
+    const char *unit;
+    /// MPReg:Rectangle.
+    const char *rectangle;
+} CFaceDetect_XmpRegion;
+
+/// Decodes the XMP packet `packet` (`length` bytes: embedded XMP or a whole
+/// sidecar file) and collects its face regions. A packet with a DOCTYPE or
+/// an entity declaration is refused before it is parsed. Returns
+/// CFaceDetect_BadArgument (message says why) for a packet that is not XMP.
+int CFaceDetect_XmpRegionsRead(const char *packet, size_t length, CFaceDetect_XmpRegions **regions, char **message);
+
+size_t CFaceDetect_XmpRegionCount(const CFaceDetect_XmpRegions *regions);
+
+/// Region `index` (< count); valid while `regions` is.
+const CFaceDetect_XmpRegion *CFaceDetect_XmpRegionAt(const CFaceDetect_XmpRegions *regions, size_t index);
+
+/// mwg-rs:AppliedToDimensions' stDim:w, stDim:h and stDim:unit (NULL each
+/// where absent).
+const char *CFaceDetect_XmpAppliedWidth(const CFaceDetect_XmpRegions *regions);
+const char *CFaceDetect_XmpAppliedHeight(const CFaceDetect_XmpRegions *regions);
+const char *CFaceDetect_XmpAppliedUnit(const CFaceDetect_XmpRegions *regions);
+
+void CFaceDetect_XmpRegionsFree(CFaceDetect_XmpRegions *regions);
+
+/// A named face to write: its name (UTF-8) and its area, normalised to the
+/// stored pixels, centre-based as MWG says.
+typedef struct {
+    const char *name;
+    double x;
+    double y;
+    double w;
+    double h;
+} CFaceDetect_XmpFace;
+
+/// An XMP sidecar (a whole packet, as text) with MWG face regions for
+/// `count` faces of a photo whose stored pixels are `width` x `height`.
+/// The caller frees `*packet` with CFaceDetect_Free.
+int CFaceDetect_XmpRegionsWrite(const CFaceDetect_XmpFace *faces, size_t count, int width, int height, char **packet,
+                                char **message);
 
 /// Frees boxes and messages the shim handed out.
 void CFaceDetect_Free(void *pointer);

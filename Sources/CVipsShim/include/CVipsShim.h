@@ -244,6 +244,13 @@ int CVipsShim_SHA256File(int fd, char hex[65], int64_t *length, char **message);
 /// Returns CVipsShim_BadArgument, CVipsShim_DecodeFailed.
 int CVipsShim_ReadHeaderFile(const char *path, CVipsShim_Header *header, char **message);
 
+/// As CVipsShim_ReadHeaderFile, and hands over the photo's embedded XMP
+/// packet (libvips' "xmp-data", read with the header: JPEG, PNG, TIFF,
+/// WebP, HEIC and AVIF) as `*xmp`, `*xmp_length` bytes and a NUL; NULL and 0
+/// when it has none. Free `*xmp` with CVipsShim_Free.
+int CVipsShim_ReadHeaderFileXMP(const char *path, CVipsShim_Header *header, char **xmp, size_t *xmp_length,
+                                char **message);
+
 /// As CVipsShim_LoadScaled with `min_scale` < 1, for the file at `path`
 /// whose header (from CVipsShim_ReadHeaderFile) has `streams` set. JPEG and
 /// WebP shrink while decoding as there; PNG and TIFF are read top to bottom

@@ -93,6 +93,7 @@ public enum FaceCropCommand {
             modelPath: options.detector.usesModel ? ModelLocator.resolve(options.model, kind: options.detector) : options.model, minNeighbors: options.minNeighbors,
             minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
             needsPeople: options.personOnly, needsEyes: options.align != .none, workers: options.effectiveJobs,
-            embeds: options.people, peopleModels: options.people ? PeopleModels.resolve() : nil)
+            embeds: options.people, peopleModels: options.people ? PeopleModels.resolve() : nil,
+            posePredictor: options.target == .face ? PeopleModels.resolveLandmarks() : nil)
     }
 }

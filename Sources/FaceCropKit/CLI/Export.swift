@@ -25,6 +25,9 @@ enum ExportCommand {
           -q, --quiet      No summary on stderr.
           -h, --help       Show this help.
 
+        Also: facecrop export xmp <dataset> <out> writes XMP sidecars with the
+        named faces, for digiKam, Lightroom and exiftool (export xmp --help).
+
         """
 
     struct Request {
@@ -35,6 +38,7 @@ enum ExportCommand {
     }
 
     static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) -> Int32 {
+        if arguments.first == "xmp" { return XMPExport.run(Array(arguments.dropFirst()), temporaries: temporaries) }
         if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
             Terminal.stdout(help)
             return ExitStatus.success
@@ -62,8 +66,8 @@ enum ExportCommand {
     }
 
     static func parse(_ arguments: [String]) throws(FaceCropError) -> Request {
-        guard let format = arguments.first else { throw .usage("export needs a format: webdataset") }
-        guard format == "webdataset" else { throw .usage("unknown export format '\(format)' (known: webdataset)") }
+        guard let format = arguments.first else { throw .usage("export needs a format: webdataset, xmp") }
+        guard format == "webdataset" else { throw .usage("unknown export format '\(format)' (known: webdataset, xmp)") }
         var request = Request()
         var positional: [String] = []
         var rest = arguments.dropFirst()[...]

@@ -27,8 +27,12 @@ public struct Options: Sendable, Equatable {
     public var minScore: Double?
     public var target = Target.face
     public var personOnly = false
+    /// `--no-tagged-faces`: face tags the detector missed get no crop.
+    public var taggedFaces = true
     public var align = AlignMode.none
     public var minSharpness = 0.0
+    public var minFaceQuality = 0.0
+    public var maxYaw = 180.0
     public var jobs: Int?
     /// nil: the detector's own default (`effectiveDetectSize`).
     public var detectSize: Int?
@@ -161,12 +165,19 @@ public enum OptionTable {
         .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces (three cat face cascades voting).") {
             $0.target = try choice($1, "--target")
         },
+        .flag(["--no-tagged-faces"], "Give no crop to a face tagged in the photo's XMP (digiKam, Lightroom, Picasa...) that the detector missed (default: it gets one, \"found_by\": \"tag\"); tags still name the faces found.") { $0.taggedFaces = false },
         .flag(["--person-only"], "Crop only faces placed on a person the HOG people detector finds (also past the photo's edges) or portrait-sized (1/8 of the shorter side); photos with neither get status no_person.") { $0.personOnly = true },
         .value(["--align"], "none|level|arcface|ffhq", "Frame and turn face crops: none (default); level: turn the crop so the eyes are level (also bare --align); arcface: ArcFace's 112 px five-point template scaled to --size; ffhq: NVlabs' FFHQ square. --margin does not apply to arcface and ffhq: the template decides the framing.") {
             $0.align = try alignMode($1)
         }.valueOptional(meaning: "level"),
         .value(["--min-sharpness"], "F", "Drop faces whose sharpness (variance of the Laplacian at 96 px) is below F (default 0: keep all).") {
             $0.minSharpness = try double($1, "--min-sharpness", 0...1_000_000)
+        },
+        .value(["--min-face-quality"], "Q", "Leave out faces whose face_quality (0-1, the manifest's quality score; see docs/quality.md) is below Q: status low_quality, no crop (default 0: keep all).") {
+            $0.minFaceQuality = try double($1, "--min-face-quality", 0...1)
+        },
+        .value(["--max-yaw"], "DEG", "Leave out faces turned more than DEG degrees left or right (the manifest's pose.yaw): status low_quality, no crop (default 180: keep all).") {
+            $0.maxYaw = try double($1, "--max-yaw", 0...180)
         },
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
             $0.minNeighbors = try int($1, "--min-neighbors", 1...100)
@@ -271,7 +282,7 @@ public enum OptionTable {
         .value(["--video-scenes"], "T", "Also sample the first frame of each new shot of a video: a frame whose ffmpeg scene score (0...1, its change from the frame before) is above T (default \(VideoSampling.defaultSceneThreshold)), at most one every \(VideoSampling.sceneGap) s; on top of --video-fps.") {
             $0.videoScenes = $1.isEmpty ? VideoSampling.defaultSceneThreshold : try double($1, "--video-scenes", 0.01...1)
         }.valueOptional(meaning: ""),
-        .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (detector score x frontality x sharpness; default: all).") {
+        .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (by face_quality; default: all).") {
             $0.perTrack = try int($1, "--per-track", 1...100_000)
         },
         .value(["--max-video-seconds"], "S", "Refuse videos longer than S seconds (an error line; default 3600).") {

@@ -12,6 +12,8 @@ actor Progress {
     private var done = 0
     private var faces = 0
     private var barShown = false
+    /// Names already said to name no person (once a run each).
+    private var warnedNames: Set<String> = []
 
     init(total: Int, showBar: Bool) {
         self.total = total
@@ -23,6 +25,10 @@ actor Progress {
         faces += record.faceCount
         if let error = record.error {
             say("facecrop: error: \(error.description)")
+        }
+        for warning in record.warnings { say("facecrop: warning: \(warning)") }
+        for warning in record.nameWarnings where warnedNames.insert(warning.name).inserted {
+            say("facecrop: warning: \(warning.text)")
         }
         draw(force: done == total)
     }

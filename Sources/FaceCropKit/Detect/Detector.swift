@@ -73,6 +73,9 @@ struct DetectorConfig: Sendable {
     var embeds = false
     /// dlib's two model files, when found (`PeopleModels.resolve`).
     var peopleModels: PeopleModelPaths?
+    /// dlib's 5-point predictor, for the pose of faces without landmarks
+    /// (nil: not found; those faces get no pose).
+    var posePredictor: String?
 
     static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
 
@@ -114,6 +117,8 @@ final class Detector: @unchecked Sendable {
     private var remeasureNet: YuNet?
     /// `--people`: dlib's landmarks and face descriptor.
     let embedder: Embedder?
+    /// dlib's 5-point predictor for the quality record (`posePredictor`).
+    let landmarker: Landmarker?
 
     /// `sharing`: another worker's detector of the same `config`, whose
     /// CenterFace network pool this one uses too (one pool per process).
@@ -163,6 +168,7 @@ final class Detector: @unchecked Sendable {
         } else {
             embedder = nil
         }
+        landmarker = try config.posePredictor.map { path throws(FaceCropError) in try Landmarker(path: path) }
     }
 
     /// Whether `find` needs the photo's colour pixels.

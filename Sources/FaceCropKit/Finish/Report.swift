@@ -168,6 +168,11 @@ enum Report {
         html += row("Photos that failed", "error", stats["counts"]?["error"])
         if let rejected = stats["rejected"] { html += row("Faces rejected (no crop)", "rejected", rejected) }
         if let duplicate = stats["duplicate"] { html += row("Near-duplicate faces (no crop)", "duplicate", duplicate) }
+        if let tagged = stats["tagged_faces"] {
+            html += row("Faces tagged in XMP", "tagged_faces", tagged)
+            html += row("Tagged faces the detector found", "tagged_faces_found", stats["tagged_faces_found"])
+            html += row("Detector recall on tagged faces (%)", "tagged_faces_recall", stats["tagged_faces_recall"])
+        }
         if case .object(let splits)? = stats["splits"] {
             for (name, count) in splits { html += row("Crops in split \(name)", "split-\(name)", count) }
         }

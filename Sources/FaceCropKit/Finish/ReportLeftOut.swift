@@ -1,9 +1,11 @@
 /// The report's sections for faces that have no crop: those a person
-/// rejected and near-duplicates of a kept face, each with the reason. A
+/// rejected, near-duplicates of a kept face and faces below the quality
+/// floor (`--min-face-quality`, `--max-yaw`), each with the reason. A
 /// dataset without them shows neither section (its report is as before).
 struct LeftOut {
     private var rejected = ShownList<String>()
     private var duplicates = ShownList<String>()
+    private var lowQuality = ShownList<String>()
 
     mutating func add(_ face: FaceRecord, of source: String) {
         let box = "\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)"
@@ -11,6 +13,11 @@ struct LeftOut {
         switch face.status {
         case .ok, .otherPerson:
             return
+        case .lowQuality:
+            let quality = face.quality.map { q in
+                "face_quality \(q.score), weakest: \(q.reason)" + (q.pose.map { ", yaw \($0.yaw)°" } ?? "")
+            } ?? "below the quality floor"
+            lowQuality.add("<tr class=\"low-quality\">\(cells)<td class=\"reason\">\(Report.escape(quality))</td></tr>\n")
         case .rejected:
             rejected.add("<tr class=\"rejected\">\(cells)<td class=\"reason\">rejected in the rejections file</td></tr>\n")
         case .duplicate:
@@ -25,6 +32,7 @@ struct LeftOut {
 
     var html: String {
         section("rejected", "Rejected faces", rejected) + section("duplicates", "Near-duplicate faces", duplicates)
+            + section("low-quality", "Faces below the quality floor", lowQuality)
     }
 
     private func section(_ id: String, _ title: String, _ rows: ShownList<String>) -> String {

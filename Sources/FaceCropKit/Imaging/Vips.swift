@@ -68,6 +68,13 @@ final class PhotoBytes {
     private let source: String
     private var storage: UnsafeMutableRawPointer?
 
+    /// The file's first `count` bytes (fewer in a shorter file).
+    func head(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        let got = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
+        return Array(out.prefix(max(0, got)))
+    }
+
     /// Opens the file at `path` (`rawPath`: its exact bytes, when given) and hashes it.
     init(path: String, rawPath: [UInt8]? = nil, source: String) throws(FaceCropError) {
         let fd = FileName.withCPath(rawPath ?? Array(path.utf8)) { open($0, O_RDONLY | O_CLOEXEC) }
@@ -178,6 +185,15 @@ struct PhotoHeader: Sendable {
     }
     /// As the shim read it, handed back to it for the decodes.
     fileprivate let raw: CVipsShim_Header
+    /// The embedded XMP packet, when the photo has one (read with the header).
+    var xmp: [UInt8]?
+    /// EXIF orientation 1...8.
+    var orientation: Int { Int(raw.orientation) }
+
+    fileprivate init(loader: String, raw: CVipsShim_Header) {
+        self.loader = loader
+        self.raw = raw
+    }
 }
 
 /// A decoded (or lazily decodable) upright image. Not thread-safe: owned by
@@ -206,14 +222,21 @@ final class Picture {
     static func header(of bytes: PhotoBytes, source: String) throws(FaceCropError) -> PhotoHeader {
         var header = CVipsShim_Header()
         var message: UnsafeMutablePointer<CChar>?
-        let status = CVipsShim_ReadHeaderFile(bytes.decodePath, &header, &message)
+        var xmp: UnsafeMutablePointer<CChar>?
+        var xmpLength = 0
+        let status = CVipsShim_ReadHeaderFileXMP(bytes.decodePath, &header, &xmp, &xmpLength, &message)
+        defer { CVipsShim_Free(xmp) }
         guard status == 0 else {
             throw Vips.error(status, message, source: source, fallback: "not an image", otherwise: FaceCropError.notAnImage)
         }
         let loader = withUnsafeBytes(of: header.loader) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        return PhotoHeader(loader: loader, raw: header)
+        var read = PhotoHeader(loader: loader, raw: header)
+        if let xmp, xmpLength > 0 {
+            read.xmp = Array(UnsafeRawBufferPointer(start: xmp, count: xmpLength))
+        }
+        return read
     }
 
     /// Decodes the photo upright to fit in `maxWidth` x `maxHeight`, never

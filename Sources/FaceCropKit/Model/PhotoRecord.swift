@@ -15,6 +15,8 @@ struct FaceRecord: Sendable, Equatable {
     var angle = 0.0
     /// Variance of the Laplacian of the box at 96 x 96 (higher is sharper).
     var sharpness = 0.0
+    /// The quality record (nil: a record made before it existed).
+    var quality: FaceQuality?
     /// The crop file, relative to `-o` ("" where none was written: `floor`).
     var crop = ""
     /// Whether the crop reached past the photo's edge and was padded.
@@ -43,6 +45,23 @@ struct FaceRecord: Sendable, Equatable {
     var split: String?
     /// A face in a video: its frame, time and track.
     var video: VideoFace?
+    /// A face tag in the photo's XMP covers it (manifest `tagged`), with
+    /// this name (`tag_name`; nil: unnamed); `foundByTag`: the detector
+    /// missed it and its crop is from the tag (`found_by`).
+    var tagged = false
+    var tagName: String?
+    var foundByTag = false
+}
+
+/// A name that cannot name a person, and the warning that says so and where it came from.
+struct NameWarning: Sendable, Equatable {
+    var name: String
+    var text: String
+
+    init(name: String, file: String, problem: String) {
+        self.name = name
+        text = "\(file): \(problem); it stays in the manifest's names but names no person"
+    }
 }
 
 /// Where in a video a face was found.
@@ -55,7 +74,8 @@ struct VideoFace: Sendable, Equatable {
     /// The face's track (0-based, by first appearance in the video).
     var track: Int
     /// `--per-track`: the crop's rank in its track (1: best) of how many
-    /// samples the track had, and the quality it was ranked by.
+    /// samples the track had; `quality`, read from a dataset made before
+    /// face_quality ranked tracks (no longer written).
     var rank: Int?
     var trackLength: Int?
     var quality: Double?
@@ -79,6 +99,8 @@ enum FaceStatus: String, Sendable {
     case duplicate
     /// `--keep-person`: a face of someone else (or of no one), without a crop.
     case otherPerson = "other_person"
+    /// `--min-face-quality` / `--max-yaw`: below the floor, without a crop.
+    case lowQuality = "low_quality"
 }
 
 public enum PhotoStatus: String, Sendable {
@@ -124,6 +146,15 @@ struct PhotoRecord: Sendable, Equatable {
     /// The people its Google Takeout sidecar names, in the sidecar's order
     /// (manifest `names`; empty without a sidecar).
     var names: [String] = []
+    /// Face tags in its XMP, and how many of them the detector found
+    /// (manifest `tagged_faces`, `tagged_faces_found`; 0 without tags).
+    var taggedFaces = 0
+    var taggedFacesFound = 0
+    /// For the terminal: what could not be read of its XMP (not recorded).
+    var warnings: [String] = []
+    /// `--people`: names its Takeout sidecar or face tags give that cannot
+    /// name a person (name, warning), said once a run for each name.
+    var nameWarnings: [NameWarning] = []
     /// `--since` / `--until` leave it out: it is not recorded.
     var outsideDates = false
     /// A video's duration and samples (nil for a photo, and a video that
@@ -192,6 +223,10 @@ public struct RunCounts: Sendable, Equatable {
     public var duplicate = 0
     /// `--keep-person`: faces of people not kept.
     public var otherPerson = 0
+    /// `--min-face-quality` / `--max-yaw`: faces left out.
+    public var lowQuality = 0
+    /// Every face's face_quality (kept or left out), for stats.json's quartiles.
+    public var qualities: [Double] = []
     /// `--split`: crops in each split.
     public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
@@ -199,19 +234,32 @@ public struct RunCounts: Sendable, Equatable {
     /// `--people`: people found, and faces in one of them (nil: not grouped).
     public var people: Int?
     public var grouped = 0
+    /// Face tags in the photos' XMP, and how many the detector found: its
+    /// recall against faces people checked by hand (`TagStage`).
+    public var taggedFaces = 0
+    public var taggedFacesFound = 0
+
+    /// `taggedFacesFound` of `taggedFaces` as a percentage, one decimal.
+    var taggedRecall: Double? {
+        taggedFaces > 0 ? (Double(taggedFacesFound) / Double(taggedFaces) * 1000).rounded() / 10 : nil
+    }
 
     mutating func add(_ record: PhotoRecord, reused: Bool = false) {
         photos += 1
         faces += record.faceCount
         for face in record.faces where record.status == .ok {
+            if let quality = face.quality { qualities.append(quality.score) }
             switch face.status {
             case .ok: if let split = face.split ?? record.split { splits[split, default: 0] += 1 }
             case .rejected: rejected += 1
             case .duplicate: duplicate += 1
             case .otherPerson: otherPerson += 1
+            case .lowQuality: lowQuality += 1
             }
         }
         if reused { self.reused += 1 }
+        taggedFaces += record.taggedFaces
+        taggedFacesFound += record.taggedFacesFound
         switch record.status {
         case .ok: ok += 1
         case .noFace: noFace += 1

@@ -29,6 +29,11 @@ enum Manifest {
         if let photoHash = record.photoHash { last.append(("photo_phash", .string(photoHash.description))) }
         if let taken = record.taken { last.append(("taken", .string(taken.description))) }
         if !record.names.isEmpty { last.append(("names", .array(record.names.map { .string($0) }))) }
+        // Face tags in the photo's XMP, and how many the detector found.
+        if record.taggedFaces > 0 {
+            last.append(("tagged_faces", .int(record.taggedFaces)))
+            last.append(("tagged_faces_found", .int(record.taggedFacesFound)))
+        }
         // A video's lines say so (also when it could not be read), and how
         // long it is and how many frames were sampled.
         if VideoFiles.isVideoName(record.source) { last.append(("video", .bool(true))) }
@@ -69,6 +74,9 @@ enum Manifest {
             ("aligned", .bool(face.aligned)),
             ("angle", .double(face.angle)),
             ("sharpness", .double(face.sharpness)),
+        ]
+        if let quality = face.quality { fields += Self.fields(of: quality) }
+        fields += [
             ("landmarks", AlignmentJSON.landmarks(face.landmarks)),
             ("landmarks_estimated", AlignmentJSON.estimated(face.landmarks)),
             ("transform", AlignmentJSON.transform(face.transform)),
@@ -83,12 +91,32 @@ enum Manifest {
             if let quality = video.quality { fields.append(("quality", .double(quality))) }
             if let frontality = video.frontality { fields.append(("frontality", .double(frontality))) }
         }
+        // A face tag covers it (with its name); the detector missed it.
+        if face.tagged { fields.append(("tagged", .bool(true))) }
+        if let name = face.tagName { fields.append(("tag_name", .string(name))) }
+        if face.foundByTag { fields.append(("found_by", .string("tag"))) }
         // --people, once grouped: the face's row in embeddings.npy and its person.
         if let row = face.embeddingRow {
             fields.append(("embedding", .int(row)))
             fields.append(("person", face.person.map(JSON.string) ?? .null))
         }
         return fields
+    }
+
+    /// The quality record (docs/quality.md): the score and its reason, then
+    /// the measures.
+    static func fields(of quality: FaceQuality) -> [(String, JSON)] {
+        [
+            ("face_quality", .double(quality.score)),
+            ("quality_reason", .string(quality.reason)),
+            ("pose", quality.pose.map { .object([("yaw", .double($0.yaw)), ("pitch", .double($0.pitch)), ("roll", .double($0.roll))]) } ?? .null),
+            ("face_px", .double(quality.facePx)),
+            ("upscaled", .bool(quality.upscaled)),
+            ("exposure", .object([("mean", .double(quality.mean)), ("dark", .double(quality.dark)), ("bright", .double(quality.bright))])),
+            ("blocking", .double(quality.blocks)),
+            ("jpeg_quality", quality.jpegQuality.map { .int($0) } ?? .null),
+            ("outside", .double(quality.outside)),
+        ]
     }
 
     /// Reads a record's manifest lines back into it: the photo's size and
@@ -110,6 +138,8 @@ enum Manifest {
         record.photoHash = first.photoPhash.flatMap(PerceptualHash.init(hex:))
         record.taken = first.taken.flatMap(CaptureTime.init(manifest:))
         record.names = first.names ?? []
+        record.taggedFaces = first.taggedFaces ?? 0
+        record.taggedFacesFound = first.taggedFacesFound ?? 0
         if let duration = first.duration, let samples = first.samples {
             record.video = VideoInfo(duration: duration, samples: samples, fullFrames: first.fullFrames)
         }
@@ -126,15 +156,25 @@ enum Manifest {
                     time: time, frame: frame, track: track, rank: line.trackRank, trackLength: line.trackLength,
                     quality: line.quality, frontality: line.frontality)
             }
+            var quality: FaceQuality?
+            if let score = line.faceQuality, let reason = line.qualityReason, let facePx = line.facePx,
+                let upscaled = line.upscaled, let exposure = line.exposure, let blocks = line.blocking, let outside = line.outside
+            {
+                quality = FaceQuality(
+                    pose: line.pose.map { FacePose(yaw: $0.yaw, pitch: $0.pitch, roll: $0.roll) }, facePx: facePx,
+                    upscaled: upscaled, mean: exposure.mean, dark: exposure.dark, bright: exposure.bright, blocks: blocks,
+                    jpegQuality: line.jpegQuality, outside: outside, score: score, reason: reason)
+            }
             faces.append(
                 FaceRecord(
                     index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
                     target: line.target.flatMap(Target.init(rawValue:)) ?? .face, aligned: line.aligned ?? false,
-                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, crop: line.crop ?? "", padded: padded,
+                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, quality: quality, crop: line.crop ?? "", padded: padded,
                     landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
                     transform: AlignmentJSON.transform(from: line.transform),
                     status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf,
-                    embeddingRow: line.embedding, person: line.person, split: line.split, video: video))
+                    embeddingRow: line.embedding, person: line.person, split: line.split, video: video,
+                    tagged: line.tagged ?? false, tagName: line.tagName, foundByTag: line.foundBy == "tag"))
         }
         record.faces = faces
         Manifest.settle(&record)
@@ -159,6 +199,15 @@ enum Manifest {
         var aligned: Bool?
         var angle: Double?
         var sharpness: Double?
+        var faceQuality: Double?
+        var qualityReason: String?
+        var pose: Pose?
+        var facePx: Double?
+        var upscaled: Bool?
+        var exposure: Exposure?
+        var blocking: Double?
+        var jpegQuality: Int?
+        var outside: Double?
         var landmarks: [String: [Double]]?
         var landmarksEstimated: [String]?
         var transform: [[Double]]?
@@ -184,5 +233,22 @@ enum Manifest {
         var trackLength: Int?
         var quality: Double?
         var frontality: Double?
+        var tagged: Bool?
+        var tagName: String?
+        var foundBy: String?
+        var taggedFaces: Int?
+        var taggedFacesFound: Int?
+    }
+
+    private struct Pose: Decodable {
+        var yaw: Double
+        var pitch: Double
+        var roll: Double
+    }
+
+    private struct Exposure: Decodable {
+        var mean: Double
+        var dark: Double
+        var bright: Double
     }
 }

@@ -24,13 +24,17 @@ struct Stats {
 
     /// `people`: with `--people`, what made the descriptors (`PeopleStep.settingsValue`),
     /// so that a dataset grouped from other descriptors is processed again.
-    static func settingsJSON(_ settings: CropSettings, cascadePath: String, modelPath: String? = nil, people: String? = nil) -> JSON {
+    static func settingsJSON(
+        _ settings: CropSettings, cascadePath: String, modelPath: String? = nil, posePredictor: String? = nil,
+        people: String? = nil
+    ) -> JSON {
         var curation: [(String, JSON)] = []
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
         if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
         if settings.people, let people { curation.append(("people", .string(people))) }
         if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
+        if !settings.taggedFaces { curation.append(("tagged_faces", .string("no"))) }
         if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
         return .object([
             ("size", .int(settings.size)),
@@ -52,13 +56,18 @@ struct Stats {
             ("align", .string(settings.align.settingsValue)),
             ("min_sharpness", .double(settings.minSharpness)),
             ("model_sha256", .string(settings.detector.usesModel ? modelPath.map(fileHash) ?? "" : "")),
+            // The quality record: its filters, and dlib's 5-point predictor
+            // that gives the pose of faces without landmarks ("": none found).
+            ("min_face_quality", .double(settings.minFaceQuality)),
+            ("max_yaw", .double(settings.maxYaw)),
+            ("pose_sha256", .string(posePredictor.map(fileHash) ?? "")),
         ] + curation)
     }
 
     static let settingsKeys = [
         "size", "margin", "faces", "min_face", "pad", "format", "quality", "detect_size", "min_neighbors", "max_pixels",
         "cascade", "cascade_sha256", "detector", "min_score", "target", "person_only", "align", "min_sharpness",
-        "model_sha256",
+        "model_sha256", "min_face_quality", "max_yaw", "pose_sha256",
     ]
 
     /// Settings read back from a state file, in the order `settingsJSON` writes them.
@@ -110,6 +119,18 @@ struct Stats {
         if counts.rejected > 0 { members.append(("rejected", .int(counts.rejected))) }
         if counts.duplicate > 0 { members.append(("duplicate", .int(counts.duplicate))) }
         if counts.otherPerson > 0 { members.append(("other_person", .int(counts.otherPerson))) }
+        if let recall = counts.taggedRecall {
+            members.append(("tagged_faces", .int(counts.taggedFaces)))
+            members.append(("tagged_faces_found", .int(counts.taggedFacesFound)))
+            members.append(("tagged_faces_recall", .double(recall)))
+        }
+        if counts.lowQuality > 0 { members.append(("low_quality", .int(counts.lowQuality))) }
+        // The library's own quartiles of face_quality: a floor to choose from.
+        if !counts.qualities.isEmpty {
+            let sorted = counts.qualities.sorted()
+            func at(_ p: Double) -> JSON { .double(sorted[Int((Double(sorted.count - 1) * p).rounded())]) }
+            members.append(("face_quality", .object([("q1", at(0.25)), ("median", at(0.5)), ("q3", at(0.75))])))
+        }
         if let people = counts.people {
             members.append(("people", .int(people)))
             members.append(("faces_grouped", .int(counts.grouped)))
@@ -156,6 +177,9 @@ struct Stats {
         line += " (\(counts.ok) with faces, \(counts.noFace) without"
         line += counts.noPerson > 0 ? ", \(counts.noPerson) without a person" : ""
         line += ", \(counts.errors) failed)"
+        if let recall = counts.taggedRecall {
+            line += ", \(counts.taggedFacesFound) of \(counts.taggedFaces) tagged faces found (\(recall) %)"
+        }
         if counts.reused > 0 || removed > 0 {
             line += ", \(counts.photos - counts.reused) processed, \(counts.reused) unchanged, \(removed) old crops removed"
         }

@@ -30,6 +30,12 @@ enum PeopleModels {
         return nil
     }
 
+    /// The 5-point predictor alone (the quality record's pose of faces
+    /// without landmarks): the first of the folders holding it.
+    static func resolveLandmarks() -> String? {
+        folders().map { $0 + "/" + landmarks }.first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
     static var missingReason: String {
         "--people needs dlib's \(recognition) and \(landmarks) (CC0), found in none of "
             + folders().map { "'\($0)'" }.joined(separator: ", ")

@@ -296,7 +296,7 @@ enum PeopleCorrections {
         var sidecar: [Int: String] = [:]
         for record in records {
             guard let sha256 = record.sha256 else { continue }
-            if let name = PeopleStep.sidecarName(of: record) { sidecar[faces.count] = name }
+            sidecar.merge(PeopleStep.givenNames(of: record, from: faces.count)) { first, _ in first }
             for face in record.faces where PeopleStep.takesPart(face, of: record) {
                 faces.append(
                     NamingFace(

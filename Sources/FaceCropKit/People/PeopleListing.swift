@@ -15,6 +15,8 @@ struct PeopleListing: Sendable {
         var handle: Rejection
         var sharpness: Double
         var person: String?
+        /// Its face_quality (nil: a dataset made before the quality record).
+        var quality: Double? = nil
 
         /// The comment facecrop writes after a statement about this face.
         var note: String { Rejection.note(photo: photo, face: face) }
@@ -28,6 +30,14 @@ struct PeopleListing: Sendable {
         var faces: [Face]
         var photos: Int
         var representative: Face
+
+        /// The median face_quality of its faces (nil: one has none), the
+        /// lower middle one of an even count.
+        var medianQuality: Double? {
+            let scores = faces.compactMap(\.quality).sorted()
+            guard scores.count == faces.count, !scores.isEmpty else { return nil }
+            return scores[(scores.count - 1) / 2]
+        }
 
         /// Whether the label is a name (not an id of the grouping).
         var named: Bool { !PeopleListing.isGroupID(label) }
@@ -70,10 +80,17 @@ struct PeopleListing: Sendable {
 
     private static func photoCount(_ faces: [Face]) -> Int { Set(faces.map(\.photo)).count }
 
-    /// The face that shows a person best: the sharpest of those at least
-    /// half as large as their largest (a sharp thumbnail of a distant face
-    /// shows little), the first in manifest order on a tie.
+    /// The face that shows a person best: the highest face_quality (which
+    /// weighs size, sharpness, exposure and pose), the first in manifest
+    /// order on a tie. In a dataset made before the quality record: the
+    /// sharpest of those at least half as large as their largest (a sharp
+    /// thumbnail of a distant face shows little).
     static func representative(_ faces: [Face]) -> Face {
+        if faces.allSatisfy({ $0.quality != nil }) {
+            var best = faces[0]
+            for face in faces.dropFirst() where face.quality! > best.quality! { best = face }
+            return best
+        }
         let largest = faces.map(\.side).max() ?? 0
         var best = faces[0]
         for face in faces.dropFirst() where face.side * 2 >= largest {
@@ -90,7 +107,8 @@ struct PeopleListing: Sendable {
             return Face(
                 number: face.number, crop: face.crop, photo: face.photo, face: face.face,
                 handle: Rejection(sha256: face.handle.sha256, box: face.handle.box),
-                sharpness: (face.fields["sharpness"] as? NSNumber)?.doubleValue ?? 0, person: face.fields["person"] as? String)
+                sharpness: (face.fields["sharpness"] as? NSNumber)?.doubleValue ?? 0, person: face.fields["person"] as? String,
+                quality: (face.fields["face_quality"] as? NSNumber)?.doubleValue)
         }
         return PeopleListing(faces: faces, grouped: grouped)
     }
@@ -105,7 +123,9 @@ struct PeopleListing: Sendable {
         let people = people.map { person in
             JSON.object([
                 ("person", .string(person.label)), ("named", .bool(person.named)), ("faces", .int(person.faces.count)),
-                ("photos", .int(person.photos)), ("representative", face(person.representative)),
+                ("photos", .int(person.photos)),
+                ("median_quality", person.medianQuality.map { .double($0) } ?? .null),
+                ("representative", face(person.representative)),
                 ("crops", .array(person.faces.map(face))),
             ])
         }
@@ -115,15 +135,23 @@ struct PeopleListing: Sendable {
         ])
     }
 
-    /// The listing for a person to read: a table of people, then the unassigned faces.
+    /// The listing for a person to read: a table of people (with each
+    /// one's median face_quality where every face has one), then the
+    /// unassigned faces.
     var text: String {
-        let rows = [["person", "faces", "photos", "representative crop"]]
-            + people.map { [$0.label, String($0.faces.count), String($0.photos), "#\($0.representative.number) \($0.representative.crop)"] }
-        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let quality = !people.isEmpty && people.allSatisfy { $0.medianQuality != nil }
+        let rows = [["person", "faces", "photos"] + (quality ? ["quality"] : []) + ["representative crop"]]
+            + people.map { person in
+                [person.label, String(person.faces.count), String(person.photos)]
+                    + (quality ? [String(format: "%.2f", person.medianQuality!)] : [])
+                    + ["#\(person.representative.number) \(person.representative.crop)"]
+            }
+        let numbers = quality ? 4 : 3
+        let widths = (0..<numbers).map { column in rows.map { $0[column].count }.max() ?? 0 }
         var lines = rows.map { row in
-            row[0].padding(toLength: widths[0], withPad: " ", startingAt: 0) + "  "
-                + String(repeating: " ", count: widths[1] - row[1].count) + row[1] + "  "
-                + String(repeating: " ", count: widths[2] - row[2].count) + row[2] + "  " + row[3]
+            var line = row[0].padding(toLength: widths[0], withPad: " ", startingAt: 0)
+            for column in 1..<numbers { line += "  " + String(repeating: " ", count: widths[column] - row[column].count) + row[column] }
+            return line + "  " + row[numbers]
         }
         lines.append("")
         lines.append("\(people.count) \(people.count == 1 ? "person" : "people"); \(unassigned.count) unassigned face\(unassigned.count == 1 ? "" : "s") in \(unassignedPhotos) photo\(unassignedPhotos == 1 ? "" : "s")\(unassigned.isEmpty ? "" : ":")")

@@ -84,7 +84,8 @@ package enum PeopleStep {
     /// face is one track: the name is given to its first crop, and so to
     /// the track (`sharedByTrack`).
     static func sidecarName(of record: PhotoRecord) -> String? {
-        guard record.names.count == 1, let name = record.names.first, let first = record.faces.first,
+        guard !record.faces.contains(where: \.tagged), record.names.count == 1, let name = record.names.first,
+            let first = record.faces.first,
             record.faces.count == 1 || first.video != nil && record.faces.allSatisfy({ $0.video?.track == first.video?.track }),
             takesPart(first, of: record), PeopleFile.nameProblem(name, allowIgnore: false) == nil
         else { return nil }
@@ -140,6 +141,21 @@ package enum PeopleStep {
         return named
     }
 
+    /// The names a photo gives its faces that take part, by their place in
+    /// the grouping's list counted from `base`: each tagged face its tag's
+    /// name (XMP regions have boxes); without tags, Takeout's one name
+    /// (`sidecarName`). Names that cannot name a person are left out.
+    static func givenNames(of record: PhotoRecord, from base: Int) -> [Int: String] {
+        guard record.faces.contains(where: \.tagged) else {
+            return sidecarName(of: record).map { [base: $0] } ?? [:]
+        }
+        var names: [Int: String] = [:]
+        for (offset, face) in record.faces.filter({ takesPart($0, of: record) }).enumerated() {
+            if let name = face.tagName, PeopleFile.nameProblem(name, allowIgnore: false) == nil { names[base + offset] = name }
+        }
+        return names
+    }
+
     /// Pass 1: embeddings.npy written, every face taking part listed.
     static func gather(
         store: StateStore, output: String, previous: PreviousPeople, temporaries: TemporaryFiles
@@ -149,7 +165,7 @@ package enum PeopleStep {
         var embeddings: [Float] = []
         var sidecarNames: [Int: String] = [:]
         for record in store.records {
-            if let name = sidecarName(of: record) { sidecarNames[faces.count] = name }
+            sidecarNames.merge(givenNames(of: record, from: faces.count)) { first, _ in first }
             for face in record.faces where takesPart(face, of: record) {
                 let handle = FaceHandle(sha256: record.sha256!, box: face.box)
                 try file.append(face.embedding!.values[...])

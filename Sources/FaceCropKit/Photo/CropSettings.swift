@@ -17,6 +17,9 @@ public struct CropSettings: Sendable, Equatable {
     public var personOnly: Bool
     public var align: AlignMode
     public var minSharpness: Double
+    /// `--min-face-quality`, `--max-yaw`: faces below get status low_quality.
+    public var minFaceQuality: Double
+    public var maxYaw: Double
     /// `--dedup`'s distance and `--split`: they decide which crops are kept and where.
     public var dedup: Int?
     public var split: SplitSpec?
@@ -26,6 +29,8 @@ public struct CropSettings: Sendable, Equatable {
     public var people: Bool
     public var splitByPerson: Bool
     public var keepPerson: [String]
+    /// Face tags the detector missed get crops (`--no-tagged-faces`: not).
+    public var taggedFaces = true
 
     /// How a turned crop is filled past the photo's edge: `--pad`, with
     /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
@@ -54,10 +59,13 @@ public struct CropSettings: Sendable, Equatable {
         personOnly = options.personOnly
         align = options.align
         minSharpness = options.minSharpness
+        minFaceQuality = options.minFaceQuality
+        maxYaw = options.maxYaw
         dedup = options.dedup
         split = options.split
         people = options.people
         splitByPerson = options.splitByPerson
+        taggedFaces = options.taggedFaces
         keepPerson = options.keepPerson
         video = VideoSettings(
             fps: options.videoFPS, keyframes: options.videoKeyframes, perTrack: options.perTrack,

@@ -7,6 +7,13 @@ struct FoundFace {
     var angle: Double?
     /// The five landmarks in upright full-resolution pixels, when found.
     var landmarks: FaceLandmarks?
+    /// The face tag it matches (`TagStage`), and whether it was found only
+    /// by its tag (the detector missed it).
+    var tag: FaceTag? = nil
+    var foundByTag = false
+    /// The quality record's measures on the decode (placed and scored by
+    /// `PlaceStage.rate`).
+    var quality: FaceQuality?
 }
 
 /// Stage 3: the faces (or whatever `--target` names) on the detection
@@ -70,7 +77,34 @@ enum DetectStage {
                     .mapped(back)
             }
         }
+        for index in faces.indices {
+            faces[index].quality = try measure(faces[index], in: gray, full: full, with: detector, settings: settings, source: source)
+        }
         return .faces(faces, scale: scale, photo: faces.isEmpty ? nil : PerceptualHash(photo: gray))
+    }
+
+    /// The quality record's measures of one face: its pose from the
+    /// detector's five points where it found them all, else from dlib's
+    /// predictor on the box (faces only), and its exposure on the decode.
+    static func measure(
+        _ face: FoundFace, in gray: GrayImage, full: (width: Int, height: Int), with detector: Detector,
+        settings: CropSettings, source: String
+    ) throws(FaceCropError) -> FaceQuality {
+        let box = CropGeometry.map(face.box, from: full, to: (gray.width, gray.height))
+        var points: [Point2D]?
+        var fromDlib = false
+        if settings.target == .face {
+            if let found = face.landmarks, found.estimated.isEmpty {
+                points = found.points
+            } else if let landmarker = detector.landmarker, box.width > 1, box.height > 1 {
+                let (sx, sy) = (Double(full.width) / Double(gray.width), Double(full.height) / Double(gray.height))
+                points = try landmarker.find(box, in: gray, source: source).map {
+                    Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5)
+                }
+                fromDlib = true
+            }
+        }
+        return FaceQuality(box: box, in: gray, points: points, fromDlib: fromDlib, full: full, fullBox: face.box)
     }
 
 }

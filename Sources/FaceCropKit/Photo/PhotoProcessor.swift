@@ -42,6 +42,15 @@ struct PhotoProcessor: Sendable {
         var record = diagnosed { attempt(photo, previous: previous, sidecar: sidecar, with: detector) }
         if record.taken == nil { record.taken = sidecar?.taken }
         record.names = sidecar?.names ?? []
+        if settings.people, let path = photo.sidecar {
+            let file = FileName.display((path as NSString).lastPathComponent)
+            let unusable = record.names.compactMap { name in
+                PeopleFile.nameProblem(name, allowIgnore: false).map { NameWarning(name: name, file: file, problem: $0) }
+            }
+            record.nameWarnings = unusable + record.nameWarnings
+        }
+        // Tagged names join Takeout's (each once, in face order).
+        for name in record.faces.compactMap(\.tagName) where !record.names.contains(name) { record.names.append(name) }
         // A failure is reported whatever its date (it has none to go by).
         if record.status != .error, !dates.admits(record.taken) {
             record.outsideDates = true
@@ -107,6 +116,21 @@ struct PhotoProcessor: Sendable {
         var record = PhotoRecord(photo, status: .noFace, sha256: bytes.sha256)
         record.taken = header.taken ?? sidecar?.taken
         guard dates.admits(record.taken) else { return record }
+        // Face tags: from the XMP the header read brought, and the sidecar.
+        var tags: [FaceTag] = []
+        if header.xmp != nil || photo.xmpSidecar != nil {
+            let frame = FaceTags.Frame(
+                storedWidth: header.storedWidth, storedHeight: header.storedHeight, orientation: header.orientation)
+            let read = FaceTags.read(embedded: header.xmp, sidecar: photo.xmpSidecar, frame: frame, source: source)
+            tags = read.tags
+            record.warnings = read.warnings
+            if settings.people {
+                for tag in tags {
+                    guard let name = tag.name, let problem = PeopleFile.nameProblem(name, allowIgnore: false) else { continue }
+                    record.nameWarnings.append(NameWarning(name: name, file: tag.file, problem: problem))
+                }
+            }
+        }
         let decoded = try DecodeStage.decode(bytes, header: header, settings: settings, gate: fullDecodes, source: source)
         let sha256 = bytes.sha256
         // --split: the crops go to <split>/, the photo's own (by its content).
@@ -117,16 +141,29 @@ struct PhotoProcessor: Sendable {
         switch try DetectStage.detect(decoded, with: detector, settings: settings, source: source) {
         case .noPerson:
             record.status = .noPerson
-        case .faces(let faces, _, _) where faces.isEmpty:
-            break
-        case .faces(let faces, let scale, let photoHash):
+        case .faces(let detected, let scale, let photoHash):
+            var (faces, found) = try TagStage.merge(
+                tags, into: detected, decoded: decoded, with: detector, settings: settings, source: source)
+            record.taggedFaces = tags.count
+            record.taggedFacesFound = found
+            guard !faces.isEmpty else { break }
             let placement = PlaceStage.place(faces, full: decoded.full, prefix: prefix, settings: settings)
-            let rejected = faces.map { rejections.rejects(sha256: sha256, box: $0.box) }
+            let rated = PlaceStage.rate(
+                &faces, placement, full: decoded.full, settings: settings, jpegQuality: JPEGQuality.estimate(bytes.head(65_536)))
+            // A person's rejection comes first: it is the surer reason.
+            let statuses = zip(faces, rated).map { face, status in
+                rejections.rejects(sha256: sha256, box: face.box) ? FaceStatus.rejected : status
+            }
             let writer = WriteStage(
                 settings: settings, outputRoot: outputRoot, temporaries: temporaries, journal: journal, gate: fullDecodes)
             record.faces = try writer.write(
-                faces, placement, rejected: rejected, from: decoded, detectionScale: scale, prefix: prefix, source: source,
+                faces, placement, statuses: statuses, from: decoded, detectionScale: scale, prefix: prefix, source: source,
                 embedder: detector.embedder)
+            for (index, face) in faces.enumerated() where face.tag != nil {
+                record.faces[index].tagged = true
+                record.faces[index].tagName = face.tag?.name
+                record.faces[index].foundByTag = face.foundByTag
+            }
             record.status = .ok
             record.photoHash = photoHash
         }

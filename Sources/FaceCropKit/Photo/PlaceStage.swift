@@ -33,6 +33,24 @@ enum PlaceStage {
                 height: full.height))
     }
 
+    /// The faces' quality records completed by where their crops lie, and
+    /// scored; and each face's status: `.lowQuality` where `--min-face-quality`
+    /// or `--max-yaw` leaves it out, else `.ok`.
+    static func rate(
+        _ faces: inout [FoundFace], _ placement: Placement, full: (width: Int, height: Int), settings: CropSettings,
+        jpegQuality: Int? = nil
+    ) -> [FaceStatus] {
+        faces.indices.map { index in
+            guard var quality = faces[index].quality else { return .ok }
+            quality.jpegQuality = jpegQuality
+            quality.place(placement.faces[index], side: settings.size, full: full)
+            quality.rate(sharpness: faces[index].sharpness)
+            let status = quality.leftOut(minScore: settings.minFaceQuality, maxYaw: settings.maxYaw) ? FaceStatus.lowQuality : .ok
+            faces[index].quality = quality
+            return status
+        }
+    }
+
     /// `trip/IMG_1.heic` -> `trip/IMG_1.heic.face0.jpg`: the photo's whole name
     /// is kept, so `a.jpg` and `a.heic` never share a crop name, and the same
     /// photo always gets the same names.

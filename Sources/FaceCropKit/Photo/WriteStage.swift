@@ -10,9 +10,10 @@ struct WriteStage {
     var gate: DecodeGate
 
     /// Writes the crops of `faces` as `placement` says, but none for the
-    /// faces `rejected` (by a person); returns their records.
+    /// faces whose status is not `.ok` (rejected by a person, or below the
+    /// quality floor); returns their records.
     func write(
-        _ faces: [FoundFace], _ placement: Placement, rejected: [Bool], from decoded: Decoded,
+        _ faces: [FoundFace], _ placement: Placement, statuses: [FaceStatus], from decoded: Decoded,
         detectionScale scale: Double, prefix: String, source: String, embedder: Embedder? = nil
     ) throws(FaceCropError) -> [FaceRecord] {
         let records = faces.enumerated().map { index, face in
@@ -20,10 +21,10 @@ struct WriteStage {
             return FaceRecord(
                 index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000, target: settings.target,
                 aligned: aligned.aligned, angle: aligned.aligned ? aligned.recordedAngle : 0, sharpness: face.sharpness,
-                padded: aligned.padded, landmarks: face.landmarks.map(AlignmentJSON.rounded),
-                status: rejected[index] ? .rejected : .ok)
+                quality: face.quality, padded: aligned.padded, landmarks: face.landmarks.map(AlignmentJSON.rounded),
+                status: statuses[index])
         }
-        guard rejected.contains(false) else { return records }
+        guard statuses.contains(.ok) else { return records }
         let full = decoded.full
         let needed = placement.decodeScale
         // Cut from the smallest decode that still gives every crop its full
@@ -54,14 +55,14 @@ struct WriteStage {
             }
             let sx = Double(size.width) / Double(full.width)
             let sy = Double(size.height) / Double(full.height)
-            try prepare(zip(placement.names, rejected).filter { !$0.1 }.map(\.0), prefix: prefix, source: source)
+            try prepare(zip(placement.names, statuses).filter { $0.1 == .ok }.map(\.0), prefix: prefix, source: source)
             var written: [String] = []
             var finished = false
             defer {
                 if !finished { for path in written { unlink(path) } }
             }
             var records = records
-            for index in faces.indices where !rejected[index] {
+            for index in faces.indices where statuses[index] == .ok {
                 let (encoded, transform) = try cut(placement.faces[index], from: picture, sx: sx, sy: sy, origin: origin, source: source)
                 written.append(try save(encoded, as: placement.names[index], source: source))
                 records[index].crop = placement.names[index]

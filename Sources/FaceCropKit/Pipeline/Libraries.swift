@@ -197,6 +197,38 @@ enum Libraries {
         }
     }
 
+    // MARK: XMP sidecars
+
+    /// The XMP sidecar of each photo in one folder, by photo name:
+    /// `IMG.jpg.xmp` (digiKam's and darktable's name) else `IMG.xmp`
+    /// (Lightroom's, Capture One's), either case of `.xmp`.
+    static func xmpSidecars(photos: [String], xmps: [String]) -> [String: String] {
+        guard !xmps.isEmpty else { return [:] }
+        var byName: [String: String] = [:]
+        byName.reserveCapacity(xmps.count)
+        for name in xmps {
+            // Two spellings of one sidecar (`.xmp`, `.XMP`): the first in byte order.
+            let key = composed(stem(name))
+            if let kept = byName[key], kept.utf8.lexicographicallyPrecedes(name.utf8) { continue }
+            byName[key] = name
+        }
+        var found: [String: String] = [:]
+        for photo in photos {
+            if let sidecar = byName[composed(photo)] ?? byName[composed(stem(photo))] { found[photo] = sidecar }
+        }
+        return found
+    }
+
+    /// Ends in `.xmp`, any case: four bytes compared, as every name of every
+    /// folder is asked (lowercasing each name cost the walk ~10 %).
+    static func isXMPName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard bytes.count > 4 else { return false }
+        var tail = bytes.suffix(4).makeIterator()
+        return tail.next() == UInt8(ascii: ".") && tail.next().map { $0 | 0x20 } == UInt8(ascii: "x")
+            && tail.next().map { $0 | 0x20 } == UInt8(ascii: "m") && tail.next().map { $0 | 0x20 } == UInt8(ascii: "p")
+    }
+
     // MARK: Helpers
 
     /// `text` in Unicode's composed form (a Mac may write "é" decomposed);

@@ -21,6 +21,8 @@ public struct Photo: Sendable, Equatable {
     public var modified: Int = 0
     /// Its Google Takeout sidecar JSON, when it has one (`Libraries.sidecars`).
     public var sidecar: String?
+    /// Its XMP sidecar, when it has one (`Libraries.xmpSidecars`).
+    public var xmpSidecar: String?
 
     /// A video file (`VideoFiles.extensions`): read through ffmpeg.
     public var isVideo: Bool { VideoFiles.isVideoName(source) }

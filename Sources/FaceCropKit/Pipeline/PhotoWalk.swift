@@ -177,6 +177,7 @@ public struct PhotoWalk: Sequence {
             let videoNames = walk.finder.videos ? texts.filter(VideoFiles.isVideoName) : []
             let sidecars = Libraries.sidecars(
                 photos: photoNames + videoNames, jsons: Set(texts.filter { $0.lowercased().hasSuffix(".json") }))
+            let xmps = Libraries.xmpSidecars(photos: photoNames, xmps: texts.filter(Libraries.isXMPName))
             // Live Photos: the stills in this folder (on disk, whatever the
             // edit rules skip), whose .mov is skipped.
             let stills = walk.finder.videos && !walk.finder.livePhotoVideos ? LivePhoto.stillStems(texts) : []
@@ -195,7 +196,10 @@ public struct PhotoWalk: Sequence {
                         }
                     }
                 let sidecar = sidecars[name].map { String(decoding: folderPath, as: UTF8.self) + "/" + $0 }
-                if let entry = check(path, name: name, relative: PhotoFinder.join(relative, name), role: role, sidecar: sidecar) {
+                let xmp = xmps[name].map { String(decoding: folderPath, as: UTF8.self) + "/" + $0 }
+                if let entry = check(
+                    path, name: name, relative: PhotoFinder.join(relative, name), role: role, sidecar: sidecar, xmp: xmp)
+                {
                     if case .folder = entry {
                         keyed.append((Array(name.utf8) + [UInt8(ascii: "/")], entry))
                     } else {
@@ -208,7 +212,9 @@ public struct PhotoWalk: Sequence {
         }
 
         /// What one name in a folder is to the walk; nil when it is skipped.
-        private func check(_ path: [UInt8], name: String, relative rel: String, role: Libraries.Role, sidecar: String?) -> Entry? {
+        private func check(_ path: [UInt8], name: String, relative rel: String, role: Libraries.Role, sidecar: String?, xmp: String? = nil)
+            -> Entry?
+        {
             let finder = walk.finder
             if finder.isExcluded(name: name, relative: rel) { return nil }
             var info = stat()
@@ -243,6 +249,7 @@ public struct PhotoWalk: Sequence {
                 // Kept only when the String cannot name the file (bytes that are not UTF-8).
                 if !text.utf8.elementsEqual(path) { photo.rawPath = path }
                 photo.sidecar = sidecar
+                photo.xmpSidecar = xmp
                 photo.noteFile(info)
                 return .item(.photo(photo))
             default:

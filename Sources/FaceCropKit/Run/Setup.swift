@@ -64,7 +64,8 @@ struct RunSetup {
         detector = try Detector(config)
         settings = CropSettings(options)
         described = Stats.settingsJSON(
-            settings, cascadePath: config.cascadePath, modelPath: config.modelPath, people: PeopleStep.settingsValue)
+            settings, cascadePath: config.cascadePath, modelPath: config.modelPath, posePredictor: config.posePredictor,
+            people: PeopleStep.settingsValue)
         settingsHash = Stats.hash(described)
         rejectionsPath = options.rejections ?? (output as NSString).appendingPathComponent(RejectionsFile.defaultName)
         do throws(RejectionsError) {

@@ -95,12 +95,4 @@ enum TrackQuality {
         let value = (balance(points[.leftEye].x, points[.rightEye].x) + balance(points[.mouthLeft].x, points[.mouthRight].x)) / 2
         return (value * 1000).rounded() / 1000
     }
-
-    /// The number crops are ranked by: detector score x frontality x
-    /// sharpness / (sharpness + 100) (sharpness, the variance of the
-    /// Laplacian, saturates: 100 gives 0.5, 900 gives 0.9).
-    static func quality(score: Double, frontality: Double, sharpness: Double) -> Double {
-        let value = score * frontality * sharpness / (sharpness + 100)
-        return (value * 10_000).rounded() / 10_000
-    }
 }

@@ -102,8 +102,10 @@ extension PhotoProcessor {
                 let tracks = tracker.assign(found.found.map(\.box), gray: found.gray)
                 guard !found.found.isEmpty else { continue }
                 let ticks = frame.pts - origin
+                var found = found
                 let placement = PlaceStage.place(
                     found.found, full: full, prefix: prefix + "." + Self.timeTag(ticks, probe: probe), settings: settings)
+                let statuses = PlaceStage.rate(&found.found, placement, full: full, settings: settings)
                 pending.append(Pending(pts: frame.pts, placement: placement, first: faces.count))
                 let number = Self.frameNumber(frame.pts, packets: packets)
                 for (index, face) in found.found.enumerated() {
@@ -111,17 +113,16 @@ extension PhotoProcessor {
                     var record = FaceRecord(
                         index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000, target: settings.target,
                         aligned: aligned.aligned, angle: aligned.aligned ? aligned.recordedAngle : 0, sharpness: face.sharpness,
-                        padded: aligned.padded, landmarks: face.landmarks.map(AlignmentJSON.rounded),
-                        status: .ok)
+                        quality: face.quality, padded: aligned.padded, landmarks: face.landmarks.map(AlignmentJSON.rounded),
+                        status: statuses[index])
                     record.video = VideoFace(time: Self.time(ticks, probe: probe), frame: number, track: tracks[index])
                     if settings.video.perTrack != nil {
                         let frontality = TrackQuality.frontality(face.landmarks)
                         record.video?.frontality = frontality
-                        record.video?.quality = TrackQuality.quality(score: record.score, frontality: frontality, sharpness: face.sharpness)
                     }
                     // The crop's name; it is cut in the second read. Rejections
                     // take whole tracks, once the video is read (`rejectTracks`).
-                    record.crop = placement.names[index]
+                    if record.status == .ok { record.crop = placement.names[index] }
                     faces.append(record)
                 }
             }
@@ -275,7 +276,7 @@ extension PhotoProcessor {
     }
 
     /// `--per-track N`: keeps the `keep` best crops of each track (by
-    /// quality, then earliest), each with its rank and the track's length;
+    /// face_quality, then earliest), each with its rank and the track's length;
     /// returns the crops of the others, which leave the record.
     static func bestOfTracks(_ faces: inout [FaceRecord], keep: Int) -> [String] {
         var byTrack: [Int: [Int]] = [:]
@@ -285,8 +286,8 @@ extension PhotoProcessor {
         var dropped = Set<Int>()
         for members in byTrack.values {
             let ranked = members.sorted { a, b in
-                let qa = faces[a].video?.quality ?? 0
-                let qb = faces[b].video?.quality ?? 0
+                let qa = faces[a].quality?.score ?? 0
+                let qb = faces[b].quality?.score ?? 0
                 return qa != qb ? qa > qb : a < b
             }
             for (rank, index) in ranked.enumerated() {

@@ -114,7 +114,13 @@ struct VideoTests {
         #expect(kept.count == 2)
         #expect(kept.map { $0["track_rank"] as? Int } == [1, 1])
         #expect(Set(kept.compactMap { $0["track_length"] as? Int }) == Set(tracks.values.map(\.count)))
-        for line in kept { #expect(line["quality"] is Double && line["frontality"] is Double) }
+        // Ranked by face_quality: each track's best face of the full run.
+        for line in kept {
+            #expect(line["quality"] == nil && line["frontality"] is Double)
+            let track = tracks[line["track"] as? Int ?? -1] ?? []
+            let best = track.compactMap { $0["face_quality"] as? Double }.max()
+            #expect(line["face_quality"] as? Double == best, "\(line)")
+        }
         let files = try FileManager.default.contentsOfDirectory(atPath: best.path).filter { $0.hasPrefix("pan.mp4.") }
         #expect(files.sorted() == kept.compactMap { $0["crop"] as? String }.sorted())
     }
@@ -564,13 +570,12 @@ struct TrackerTests {
         #expect(tracker.assign([box(0)], gray: other) == [1])
     }
 
-    @Test func frontalityAndQuality() {
+    @Test func frontality() {
         let frontal = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(50, 60), Point2D(35, 80), Point2D(65, 80)])
         let turned = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(62, 60), Point2D(35, 80), Point2D(65, 80)])
         let past = FaceLandmarks([Point2D(30, 40), Point2D(70, 40), Point2D(75, 60), Point2D(35, 80), Point2D(65, 80)])
         #expect(TrackQuality.frontality(frontal) == 1)
         #expect(TrackQuality.frontality(turned) == 0.181)  // (8/32 + 3/27) / 2
         #expect(TrackQuality.frontality(past) == 0)
-        #expect(TrackQuality.quality(score: 0.9, frontality: 1, sharpness: 100) == 0.45)
     }
 }

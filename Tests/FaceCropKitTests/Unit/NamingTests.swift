@@ -264,6 +264,16 @@ struct PeopleListingTests {
         #expect(json["unassigned"]?["faces"]?.intValue == 2)
     }
 
+    @Test func withFaceQualityTheBestIsTheRepresentativeAndTheMedianIsListed() {
+        var faces = Self.faces
+        for index in faces.indices { faces[index].quality = [0.4, 0.5, 0.3, 0.9, 0.2, 0.6, 0.1, 0.7][index] }
+        let listing = PeopleListing(faces: faces, grouped: true)
+        // alice: #2 0.5, #3 0.3, #4 0.9 (the small sharp face wins now); person-0002: #1 0.4, #8 0.7.
+        #expect(listing.people.map(\.representative.number) == [4, 8, 6])
+        #expect(listing.people.map(\.medianQuality) == [0.5, 0.4, 0.6])
+        #expect(listing.text.hasPrefix("person       faces  photos  quality  representative crop\nalice            3       2     0.50  #4 c.jpg.face0.jpg\n"))
+    }
+
     @Test(arguments: [
         ("a", false), ("person-0007", true), ("person-12", true), ("person-", false), ("person-7a", false), ("Person-0001", false),
     ])
