@@ -68,13 +68,6 @@ final class PhotoBytes {
     private let source: String
     private var storage: UnsafeMutableRawPointer?
 
-    /// The file's first `count` bytes (fewer in a shorter file).
-    func head(_ count: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        let got = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
-        return Array(out.prefix(max(0, got)))
-    }
-
     /// Opens the file at `path` (`rawPath`: its exact bytes, when given) and hashes it.
     init(path: String, rawPath: [UInt8]? = nil, source: String) throws(FaceCropError) {
         let fd = FileName.withCPath(rawPath ?? Array(path.utf8)) { open($0, O_RDONLY | O_CLOEXEC) }
