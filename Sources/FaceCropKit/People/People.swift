@@ -31,6 +31,9 @@ public struct PeopleGrouping: Sendable {
         /// The grouping's id before the people file named or corrected it
         /// (`PeopleCorrections.apply` sets it; the state keeps it for `previous`).
         public var group: String? = nil
+        /// A video's crop: its track (`PeopleStep.trackKey`) and frame; nil for a photo's face.
+        var track: String? = nil
+        var frame: Int? = nil
     }
 
     public var faces: [Face]
@@ -60,7 +63,8 @@ public struct PeopleGrouping: Sendable {
 
 /// The density rule that makes people of faces (calibrated on the people
 /// development set, docs/people.md). Faces in one photo never link (a photo
-/// does not show a person twice). Two large faces (`minCoreSide`) link
+/// does not show a person twice); a video's track is one face: its crops
+/// never link to each other, nor to a track seen in the same frames. Two large faces (`minCoreSide`) link
 /// within `radius`; two faces of at least `minTightSide` within
 /// `tightRadius`. A face with at least `minNeighbours` links is a core;
 /// linked cores make one person, and any other face joins the person of the
@@ -102,9 +106,21 @@ public struct PeopleRule: Sendable, Equatable {
 
 package enum PeopleGroups {
     struct Candidate {
+        /// Faces of one unit never link: a photo, or a video's track.
         var photo: Int
         var side: Int
         var sharpness: Double
+        /// A video's crop: its video (its number among the videos) and the
+        /// frames its track's crops span; two tracks of one video link only
+        /// when their spans do not meet (one frame never shows a person twice).
+        var video: Int? = nil
+        var frames: ClosedRange<Int>? = nil
+
+        func mayLink(_ other: Candidate) -> Bool {
+            guard photo != other.photo else { return false }
+            guard let video, video == other.video, let frames, let others = other.frames else { return true }
+            return !frames.overlaps(others)
+        }
     }
 
     /// Each of `count` descriptors' `k` nearest others (`CFaceDetect_Neighbours`):
@@ -143,7 +159,7 @@ package enum PeopleGroups {
             for j in 0..<k {
                 let other = Int(ids[i * k + j])
                 guard other >= 0, distances[i * k + j] <= rule.radius else { break }
-                if faces[other].photo != faces[i].photo { found.append(other) }
+                if faces[i].mayLink(faces[other]) { found.append(other) }
             }
             return found
         }
@@ -196,6 +212,29 @@ package enum PeopleGroups {
         }
     }
 
+    /// A track is one face: its crops all take the group most of them are
+    /// in (ties: the earliest crop's; none only when none is in one), and
+    /// a group then left with faces of fewer than two units (`Candidate.photo`)
+    /// is none. Groups are numbered again in the order of their first face.
+    /// Without video crops the groups are as given.
+    static func sharedByTrack(_ groups: [Int?], faces: [Candidate], tracks: [String?]) -> [Int?] {
+        guard tracks.contains(where: { $0 != nil }) else { return groups }
+        var shared = PeopleStep.sharedByTrack(groups, tracks: tracks)
+        var units: [Int: Set<Int>] = [:]
+        for (group, face) in zip(shared, faces) { if let group { units[group, default: []].insert(face.photo) } }
+        var numbers: [Int: Int] = [:]
+        for index in shared.indices {
+            guard let group = shared[index] else { continue }
+            guard units[group, default: []].count >= 2 else {
+                shared[index] = nil
+                continue
+            }
+            if numbers[group] == nil { numbers[group] = numbers.count }
+            shared[index] = numbers[group]
+        }
+        return shared
+    }
+
     /// Each group's id: the previous id most of its faces had, taken by the
     /// group holding most faces of it (ties: the earlier group, the lower
     /// id); the rest get fresh ids from `next` in group order.
@@ -237,9 +276,11 @@ enum PeopleCorrections {
         }
         let result = Naming.apply(people.statements, to: faces, sidecar: grouping.sidecarNames)
         var corrected = grouping
+        let persons = PeopleStep.namedByTrack(
+            result.persons, groups: grouping.faces.map(\.person), tracks: grouping.faces.map(\.track))
         for index in corrected.faces.indices {
             corrected.faces[index].group = corrected.faces[index].person
-            corrected.faces[index].person = result.persons[index]
+            corrected.faces[index].person = persons[index]
         }
         return (corrected, result.gone)
     }
@@ -251,6 +292,7 @@ enum PeopleCorrections {
     static func differences(_ records: StateRecords, people: PeopleFile) -> [String] {
         var faces: [NamingFace] = []
         var shown: [(crop: String, person: String?)] = []
+        var tracks: [String?] = []
         var sidecar: [Int: String] = [:]
         for record in records {
             guard let sha256 = record.sha256 else { continue }
@@ -260,9 +302,11 @@ enum PeopleCorrections {
                     NamingFace(
                         Rejection(sha256: sha256, box: face.box), person: face.group, embedding: face.embedding?.values[...] ?? []))
                 shown.append((face.crop, face.person))
+                tracks.append(PeopleStep.trackKey(face, of: record))
             }
         }
-        let persons = Naming.apply(people.statements, to: faces, sidecar: sidecar).persons
+        let persons = PeopleStep.namedByTrack(
+            Naming.apply(people.statements, to: faces, sidecar: sidecar).persons, groups: faces.map(\.person), tracks: tracks)
         return zip(shown, persons).compactMap { old, new in
             old.person == new ? nil : "person: \(old.crop): \(old.person ?? "none") -> \(new ?? "none")"
         }

@@ -80,12 +80,65 @@ package enum PeopleStep {
     /// none): only when the sidecar names one person, the photo has one face
     /// at all (Takeout gives no boxes, so with two faces, even one too small
     /// to take part, the name may be the other's) and it takes part, and the
-    /// name can name a person (`PeopleName.problem`).
+    /// name can name a person (`PeopleName.problem`). A video's one
+    /// face is one track: the name is given to its first crop, and so to
+    /// the track (`sharedByTrack`).
     static func sidecarName(of record: PhotoRecord) -> String? {
-        guard !record.faces.contains(where: \.tagged), record.names.count == 1, let name = record.names.first, record.faces.count == 1,
-            takesPart(record.faces[0], of: record), PeopleName.problem(name) == nil
+        guard !record.faces.contains(where: \.tagged), record.names.count == 1, let name = record.names.first,
+            let first = record.faces.first,
+            record.faces.count == 1 || first.video != nil && record.faces.allSatisfy({ $0.video?.track == first.video?.track }),
+            takesPart(first, of: record), PeopleName.problem(name) == nil
         else { return nil }
         return name
+    }
+
+    /// A video crop's track, for grouping: the video's content and the
+    /// track's number (so that two copies of one video, like two copies of
+    /// a photo, never link); nil for a photo's face.
+    static func trackKey(_ face: FaceRecord, of record: PhotoRecord) -> String? {
+        guard let video = face.video, let sha256 = record.sha256 else { return nil }
+        return sha256 + " " + String(video.track)
+    }
+
+    /// A track is one face: its crops all take the value most of them have
+    /// (nil only when none has one; ties: the earliest crop's). `tracks`
+    /// gives each face's track (nil: a photo's face, left as it is).
+    static func sharedByTrack<Value: Hashable>(_ values: [Value?], tracks: [String?]) -> [Value?] {
+        var members: [String: [Int]] = [:]
+        for (index, track) in tracks.enumerated() { if let track { members[track, default: []].append(index) } }
+        guard !members.isEmpty else { return values }
+        var shared = values
+        for crops in members.values {
+            var counts: [Value: (count: Int, first: Int)] = [:]
+            for index in crops {
+                guard let value = values[index] else { continue }
+                counts[value, default: (0, index)].count += 1
+            }
+            let best = counts.max { a, b in
+                a.value.count != b.value.count ? a.value.count < b.value.count : a.value.first > b.value.first
+            }
+            for index in crops { shared[index] = best?.key }
+        }
+        return shared
+    }
+
+    /// The people file's persons shared by each track: a track takes what
+    /// the file made of any of its crops (a person other than its group's:
+    /// the earliest such crop's, nil included), else the person most of its
+    /// crops have (`sharedByTrack`). So `alice: F` or `ignore: F` on one
+    /// crop holds for its whole track.
+    static func namedByTrack(_ persons: [String?], groups: [String?], tracks: [String?]) -> [String?] {
+        var named = sharedByTrack(persons, tracks: tracks)
+        var corrected: [String: String?] = [:]
+        for index in persons.indices {
+            guard let track = tracks[index], !corrected.keys.contains(track), persons[index] != groups[index] else { continue }
+            corrected[track] = .some(persons[index])
+        }
+        guard !corrected.isEmpty else { return named }
+        for index in named.indices {
+            if let track = tracks[index], let person = corrected[track] { named[index] = person }
+        }
+        return named
     }
 
     /// The names a photo gives its faces that take part, by their place in
@@ -117,7 +170,10 @@ package enum PeopleStep {
                 let handle = FaceHandle(sha256: record.sha256!, box: face.box)
                 try file.append(face.embedding!.values[...])
                 embeddings += face.embedding!.values
-                faces.append(.init(handle: handle, row: faces.count, person: nil, previous: previous.person(of: handle)))
+                faces.append(
+                    .init(
+                        handle: handle, row: faces.count, person: nil, previous: previous.person(of: handle),
+                        track: trackKey(face, of: record), frame: face.video?.frame))
             }
         }
         try file.commit()
@@ -128,13 +184,30 @@ package enum PeopleStep {
 
     /// The faces grouped by `rule`, each group given its id.
     package static func group(_ grouping: PeopleGrouping, rule: PeopleRule) throws(WriteFailure) -> PeopleGrouping {
+        // Units that never link within: a photo (by content), a video's track.
         var photos: [String: Int] = [:]
-        let candidates = grouping.faces.map { face in
-            let photo = photos[face.handle.sha256] ?? photos.count
-            photos[face.handle.sha256] = photo
-            return PeopleGroups.Candidate(photo: photo, side: min(face.handle.box.width, face.handle.box.height), sharpness: 0)
+        var videos: [String: Int] = [:]
+        var spans: [String: ClosedRange<Int>] = [:]
+        for face in grouping.faces {
+            guard let track = face.track, let frame = face.frame else { continue }
+            spans[track] = spans[track].map { min($0.lowerBound, frame)...max($0.upperBound, frame) } ?? frame...frame
         }
-        let groups = try PeopleGroups.groups(grouping.embeddings, faces: candidates, rule: rule)
+        let candidates = grouping.faces.map { face in
+            let unit = face.track ?? face.handle.sha256
+            let photo = photos[unit] ?? photos.count
+            photos[unit] = photo
+            var candidate = PeopleGroups.Candidate(photo: photo, side: min(face.handle.box.width, face.handle.box.height), sharpness: 0)
+            if let track = face.track {
+                let video = videos[face.handle.sha256] ?? videos.count
+                videos[face.handle.sha256] = video
+                candidate.video = video
+                candidate.frames = spans[track]
+            }
+            return candidate
+        }
+        let groups = PeopleGroups.sharedByTrack(
+            try PeopleGroups.groups(grouping.embeddings, faces: candidates, rule: rule), faces: candidates,
+            tracks: grouping.faces.map(\.track))
         var grouped = grouping
         var next = grouping.nextNumber
         let ids = PeopleGroups.ids(groups: groups, previous: grouping.faces.map(\.previous), next: &next)

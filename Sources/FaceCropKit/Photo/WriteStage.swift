@@ -69,22 +69,29 @@ struct WriteStage {
                 records[index].transform = AlignmentJSON.rounded(transform)
                 records[index].phash = try PerceptualHash(encoded: encoded, source: source)
                 if let embedder {
-                    // --people: dlib is given the face resampled from the
-                    // same decode, upright, the box half the region's side.
-                    let toDecode = Alignment.photoToDecode(sx: sx, sy: sy, origin: origin)
-                    if let fromDecode = toDecode.inverse {
-                        let region = try picture.warpRGB(
-                            fromDecode.then(Embedder.region(of: faces[index].box)), side: Embedder.regionSide,
-                            fill: .edge, source: source)
-                        records[index].embedding = try embedder.embed(
-                            region, box: faces[index].box, landmarks: Embedder.chipLandmarks(faces[index].landmarks),
-                            source: source)
-                    }
+                    records[index].embedding = try Self.embedding(
+                        of: faces[index].box, landmarks: faces[index].landmarks, from: picture, sx: sx, sy: sy, origin: origin,
+                        embedder: embedder, source: source)
                 }
             }
             finished = true
             return records
         }
+    }
+
+    /// `--people`: the descriptor of the face `box` (photo pixels), dlib
+    /// given the face resampled from the decode the crop is cut from
+    /// (`sx`, `sy`, `origin` place the photo in it), upright, the box half
+    /// the region's side. A photo's and a video frame's faces alike.
+    static func embedding(
+        of box: PixelRect, landmarks: FaceLandmarks?, from picture: Picture, sx: Double, sy: Double, origin: (x: Int, y: Int),
+        embedder: Embedder, source: String
+    ) throws(FaceCropError) -> Embedding? {
+        let toDecode = Alignment.photoToDecode(sx: sx, sy: sy, origin: origin)
+        guard let fromDecode = toDecode.inverse else { return nil }
+        let region = try picture.warpRGB(
+            fromDecode.then(Embedder.region(of: box)), side: Embedder.regionSide, fill: .edge, source: source)
+        return try embedder.embed(region, box: box, landmarks: Embedder.chipLandmarks(landmarks), source: source)
     }
 
     /// One crop, encoded, and its photo -> crop transform: a turned crop is

@@ -173,8 +173,10 @@ public struct PhotoWalk: Sequence {
             if case .derivatives(let absent) = role {
                 skipped.formUnion(Libraries.largestDerivatives(photoNames, in: folderPath, missing: absent))
             }
+            // A video's sidecar too: its names are its track's person (`--people`).
+            let videoNames = walk.finder.videos ? texts.filter(VideoFiles.isVideoName) : []
             let sidecars = Libraries.sidecars(
-                photos: photoNames, jsons: Set(texts.filter { $0.lowercased().hasSuffix(".json") }))
+                photos: photoNames + videoNames, jsons: Set(texts.filter { $0.lowercased().hasSuffix(".json") }))
             let xmps = Libraries.xmpSidecars(photos: photoNames, xmps: texts.filter(Libraries.isXMPName))
             // Live Photos: the stills in this folder (on disk, whatever the
             // edit rules skip), whose .mov is skipped.

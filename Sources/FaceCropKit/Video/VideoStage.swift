@@ -153,7 +153,7 @@ extension PhotoProcessor {
         }
         let fullFrames = try cutCrops(
             faces: &faces, pending: pending, written: &written, tools: tools, path: path, probe: probe, origin: origin,
-            prefix: prefix, source: source)
+            prefix: prefix, embedder: detector.embedder, source: source)
         finished = true
         record.faces = faces
         record.status = faces.isEmpty ? .noFace : .ok
@@ -204,11 +204,12 @@ extension PhotoProcessor {
     }
 
     /// The second read: the frames whose crops are kept, by their exact pts,
-    /// at full size; cuts and writes those crops. Returns how many frames
-    /// it read.
+    /// at full size; cuts and writes those crops and, with `--people`, takes
+    /// their descriptors from the same full-size frame (only the crops kept:
+    /// with `--per-track N`, those N). Returns how many frames it read.
     private func cutCrops(
         faces: inout [FaceRecord], pending: [Pending], written: inout [String], tools: VideoTools, path: String,
-        probe: VideoProbe, origin: Int, prefix: String, source: String
+        probe: VideoProbe, origin: Int, prefix: String, embedder: Embedder?, source: String
     ) throws(FaceCropError) -> Int {
         var kept: [String: Int] = [:]
         for (index, face) in faces.enumerated() where face.status == .ok && !face.crop.isEmpty { kept[face.crop] = index }
@@ -248,6 +249,11 @@ extension PhotoProcessor {
                 written.append(try writer.save(encoded, as: name, source: source))
                 faces[index].transform = AlignmentJSON.rounded(transform)
                 faces[index].phash = try PerceptualHash(encoded: encoded, source: source)
+                if let embedder {
+                    faces[index].embedding = try WriteStage.embedding(
+                        of: faces[index].box, landmarks: faces[index].landmarks, from: picture, sx: 1, sy: 1, origin: (0, 0),
+                        embedder: embedder, source: source)
+                }
             }
         }) {}
         guard next == frames.count else {
