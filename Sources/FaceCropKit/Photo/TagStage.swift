@@ -55,6 +55,7 @@ enum TagStage {
             face.foundByTag = true
             // The same quality record as a detected face: pose from dlib's predictor on the box.
             face.quality = try DetectStage.measure(face, in: gray, full: decoded.full, with: detector, settings: settings, source: source)
+            try placeEyes(&face, small: small, gray: gray, full: decoded.full, with: detector, source: source)
             added.append(face)
         }
         added = added.filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
@@ -66,5 +67,24 @@ enum TagStage {
         }
         if settings.faces == .largest { all = Array(all.prefix(1)) }
         return (all, matched.count)
+    }
+
+    /// A tag's face has no landmarks of its own: dlib's predictor finds the
+    /// eye corners on the box (as for the quality record's pose), and the
+    /// eyes give `--align` its angle and the five points (nose and mouth
+    /// estimated from the eyes, as for the cascade's faces). Without the
+    /// predictor's model the crop stays upright.
+    private static func placeEyes(
+        _ face: inout FoundFace, small: PixelRect, gray: GrayImage, full: (width: Int, height: Int), with detector: Detector,
+        source: String
+    ) throws(FaceCropError) {
+        guard detector.config.target == .face, let landmarker = detector.landmarker, small.width > 1, small.height > 1 else { return }
+        let (sx, sy) = (Double(full.width) / Double(gray.width), Double(full.height) / Double(gray.height))
+        let points = try landmarker.find(small, in: gray, source: source).map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
+        // dlib's five: two corners of one eye, two of the other, the nose.
+        let eyes = [0.5 * (points[0] + points[1]), 0.5 * (points[2] + points[3])].sorted { $0.x < $1.x }
+        face.landmarks = LandmarkEstimate.fromEyes(eyes[0], eyes[1])
+        let pair = EyePair(x1: eyes[0].x, y1: eyes[0].y, x2: eyes[1].x, y2: eyes[1].y)
+        face.angle = (pair.angle * 100).rounded() / 100
     }
 }

@@ -69,6 +69,28 @@ struct FaceTagTests {
     /// Where there is no face: a tag the detector misses.
     static let missed = ("Anna (Mom)", 0.45, 0.75, 0.1, 0.2)
 
+    /// A face only its tag found is aligned like a detected one: dlib's
+    /// predictor places its eyes (a haar pass that needs 100 windows finds
+    /// no face here).
+    @Test func aFaceOnlyItsTagFoundIsAligned() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let h = Self.hopper
+        try Self.tag("faces/two-people.jpg", photos.appendingPathComponent("tagged.jpg"), Self.mwg([(h.0, h.1, h.2, h.3, h.4)]))
+        let output = work.appendingPathComponent("out")
+        _ = try run([photos.path, "-o", output.path, "-q", "--detector", "haar", "--min-neighbors", "100", "--align", "level"])
+        let lines = try readManifest(output).filter { $0["found_by"] as? String == "tag" }
+        #expect(lines.count == 1)
+        let line = try #require(lines.first)
+        #expect(line["tag_name"] as? String == "Smith, John")
+        #expect((line["landmarks"] as? [String: Any])?.isEmpty == false)
+        // Hopper's head is nearly level: the crop is turned by a few degrees at most.
+        #expect(abs((line["angle"] as? NSNumber)?.doubleValue ?? 99) < 10)
+        #expect(line["aligned"] as? Bool == true)
+    }
+
     @Test func bothSchemasEmbeddedAndSidecarNameTheirFaces() throws {
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
