@@ -24,6 +24,8 @@ static CFaceDetect_People *people;
 // that the fixtures' mixed canvas sizes also drop and remake them.
 static CFaceDetect_CenterFace *centerface;
 static CFaceDetect_Embedder *embedder;
+/// dlib's 5-point predictor alone, for the quality record's pose (with SHIM_DLIB_MODELS).
+static CFaceDetect_Landmarker *landmarker;
 /// Descriptors of the files seen so far (at most 64), for the neighbours.
 static float descriptors[64][CFaceDetect_EmbeddingSize];
 static size_t described;
@@ -59,6 +61,35 @@ static void start(void) {
 }
 
 // Cuts and encodes one crop; a failure is fine, a leak or a bad access not.
+/// The quality record's shim calls on one photo's grayscale pixels: the
+/// exposure of its middle and of a box past its edge, dlib's five points on
+/// the middle (when the predictor is loaded), and the pose from those points
+/// and from made-up detector points, degenerate ones included.
+static void quality_once(const uint8_t *gray, int width, int height) {
+    double mean, dark, bright, blockiness, yaw, pitch, roll;
+    (void)CFaceDetect_Exposure(gray, width, height, (size_t)width, width / 4, height / 4, width / 2, height / 2, &mean,
+                               &dark, &bright, &blockiness);
+    (void)CFaceDetect_Exposure(gray, width, height, (size_t)width, -width, -height, 3 * width, 3 * height, &mean, &dark,
+                               &bright, &blockiness);
+    char *message = NULL;
+    float points[10] = {0};
+    if (landmarker && width > 1 && height > 1 &&
+        CFaceDetect_LandmarkerFind(landmarker, gray, width, height, (size_t)width, width / 4, height / 4, width / 2,
+                                   height / 2, points, &message) == CFaceDetect_OK) {
+        if (CFaceDetect_Pose(points, 1, width, height, &yaw, &pitch, &roll, &message) != CFaceDetect_OK) {
+            CFaceDetect_Free(message);
+            message = NULL;
+        }
+    }
+    CFaceDetect_Free(message);
+    message = NULL;
+    const float five[10] = {30, 40, 70, 40, 50, 60, 35, 80, 65, 80};
+    if (CFaceDetect_Pose(five, 0, 100, 100, &yaw, &pitch, &roll, &message) != CFaceDetect_OK) CFaceDetect_Free(message);
+    message = NULL;
+    const float same[10] = {0};
+    if (CFaceDetect_Pose(same, 0, 100, 100, &yaw, &pitch, &roll, &message) != CFaceDetect_OK) CFaceDetect_Free(message);
+}
+
 static void crop_once(CVipsShim_Image *image, CVipsShim_CropSpec spec) {
     char *message = NULL;
     void *bytes = NULL;
@@ -169,6 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         CFaceDetect_Free(boxes);
         (void)CFaceDetect_Sharpness(gray, width, height, (size_t)width, 0, 0, width, height);
+        quality_once(gray, width, height);
         CVipsShim_Free(gray);
         // One crop that reaches past the corner, padded.
         crop_once(image, (CVipsShim_CropSpec){-width / 4, -height / 4, width > 0 ? width : 1, CVipsShim_PadEdge, 32,
@@ -319,6 +351,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, "embedder: %s\n", message ? message : "?");
             exit(2);
         }
+        if (CFaceDetect_LandmarkerNew(landmarks, &landmarker, &message) != CFaceDetect_OK) {
+            fprintf(stderr, "landmarker: %s\n", message ? message : "?");
+            exit(2);
+        }
         // A landmark file given as the network, and no file at all: errors, not crashes.
         CFaceDetect_Embedder *wrong = NULL;
         if (CFaceDetect_EmbedderNew(landmarks, landmarks, &wrong, &message) == CFaceDetect_OK) exit(3);
@@ -353,6 +389,7 @@ int main(int argc, char **argv) {
         neighbours_once(count, 1000);
         neighbours_once(count, 0);
         CFaceDetect_EmbedderClose(embedder);
+        CFaceDetect_LandmarkerClose(landmarker);
         printf("shim harness: %zu faces embedded\n", described);
     }
     CFaceDetect_CascadeClose(cascade);
