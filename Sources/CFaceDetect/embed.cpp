@@ -4,6 +4,7 @@
 // 150 x 150 RGB in, 128 numbers out), declared here layer by layer from its
 // documented architecture so that the model file deserializes into it.
 #include "CFaceDetect.h"
+#include "status.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -19,6 +20,12 @@
 #include <dlib/image_transforms.h>
 
 namespace {
+
+using cfacedetect::report;
+
+template <typename Body> int guardedDlib(char **message, Body body) {
+    return cfacedetect::guardedAs(CFaceDetect_OpenCVError, "dlib: ", message, body);
+}
 
 using namespace dlib;
 
@@ -48,26 +55,6 @@ template <typename below> using stage32 = unit<32, unit<32, unit<32, below>>>;
 using Network = loss_metric<fc_no_bias<
     128, avg_pool_everything<stage256a<stage256<stage128<stage64<stage32<
              max_pool<3, 3, 2, 2, relu<affine<con<32, 7, 7, 2, 2, input_rgb_image_sized<150>>>>>>>>>>>>>;
-
-int report(int status, char **message, const std::string &text) {
-    if (message) {
-        *message = static_cast<char *>(std::malloc(text.size() + 1));
-        if (*message) std::memcpy(*message, text.c_str(), text.size() + 1);
-    }
-    return status;
-}
-
-template <typename Body> int guardedDlib(char **message, Body body) {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return report(CFaceDetect_NoMemory, message, "out of memory");
-    } catch (const std::exception &e) {
-        return report(CFaceDetect_OpenCVError, message, std::string("dlib: ") + e.what());
-    } catch (...) {
-        return report(CFaceDetect_OpenCVError, message, "unknown C++ exception");
-    }
-}
 
 bool isFile(const char *path) {
     struct stat info;

@@ -6,6 +6,7 @@
 #define CFACEDETECT_INTERNAL_HPP
 
 #include "CFaceDetect.h"
+#include "status.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -34,27 +35,16 @@ struct CFaceDetect_YuNet {
 
 namespace cfacedetect {
 
-inline int report(int status, char **message, const std::string &text) {
-    if (message) {
-        *message = static_cast<char *>(std::malloc(text.size() + 1));
-        if (*message) std::memcpy(*message, text.c_str(), text.size() + 1);
-    }
-    return status;
-}
-
-// Runs `body`, turning any exception into a status and message.
+// Runs `body`, turning any exception into a status and message: OpenCV's
+// with "OpenCV: " before its words, the others as `guardedAs` says.
 template <typename Body> int guarded(char **message, Body body) {
-    try {
-        return body();
-    } catch (const cv::Exception &e) {
-        return report(CFaceDetect_OpenCVError, message, "OpenCV: " + std::string(e.what()));
-    } catch (const std::bad_alloc &) {
-        return report(CFaceDetect_NoMemory, message, "out of memory");
-    } catch (const std::exception &e) {
-        return report(CFaceDetect_OpenCVError, message, e.what());
-    } catch (...) {
-        return report(CFaceDetect_OpenCVError, message, "unknown C++ exception");
-    }
+    return guardedAs(CFaceDetect_OpenCVError, "", message, [&]() -> int {
+        try {
+            return body();
+        } catch (const cv::Exception &e) {
+            return report(CFaceDetect_OpenCVError, message, "OpenCV: " + std::string(e.what()));
+        }
+    });
 }
 
 template <typename T> int handOut(const std::vector<T> &kept, T **out, size_t *count, char **message) {

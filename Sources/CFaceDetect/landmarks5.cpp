@@ -1,6 +1,7 @@
 // dlib's 5-point landmark predictor alone (see include/CFaceDetect.h): the
 // points a face's pose is measured from where the detector gives none.
 #include "CFaceDetect.h"
+#include "status.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -13,24 +14,10 @@
 
 namespace {
 
-int report(int status, char **message, const std::string &text) {
-    if (message) {
-        *message = static_cast<char *>(std::malloc(text.size() + 1));
-        if (*message) std::memcpy(*message, text.c_str(), text.size() + 1);
-    }
-    return status;
-}
+using cfacedetect::report;
 
 template <typename Body> int guardedDlib(char **message, Body body) {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return report(CFaceDetect_NoMemory, message, "out of memory");
-    } catch (const std::exception &e) {
-        return report(CFaceDetect_OpenCVError, message, std::string("dlib: ") + e.what());
-    } catch (...) {
-        return report(CFaceDetect_OpenCVError, message, "unknown C++ exception");
-    }
+    return cfacedetect::guardedAs(CFaceDetect_OpenCVError, "dlib: ", message, body);
 }
 
 } // namespace

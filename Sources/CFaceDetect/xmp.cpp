@@ -8,6 +8,7 @@
 // them. Every extern "C" body catches; Exiv2's own log is silenced (a bad
 // packet is a status and message here, said once by the caller).
 #include "CFaceDetect.h"
+#include "status.hpp"
 
 #include <exiv2/exiv2.hpp>
 
@@ -39,24 +40,10 @@ struct CFaceDetect_XmpRegions {
 
 namespace {
 
-int report(int status, char **message, const std::string &text) {
-    if (message) {
-        *message = static_cast<char *>(std::malloc(text.size() + 1));
-        if (*message) std::memcpy(*message, text.c_str(), text.size() + 1);
-    }
-    return status;
-}
+using cfacedetect::report;
 
 template <typename Body> int guarded(char **message, Body body) {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return report(CFaceDetect_NoMemory, message, "out of memory");
-    } catch (const std::exception &e) {
-        return report(CFaceDetect_BadArgument, message, std::string("Exiv2: ") + e.what());
-    } catch (...) {
-        return report(CFaceDetect_BadArgument, message, "unknown C++ exception");
-    }
+    return cfacedetect::guardedAs(CFaceDetect_BadArgument, "Exiv2: ", message, body);
 }
 
 // The XMP toolkit is not thread-safe on its own: Exiv2 takes a lock function
