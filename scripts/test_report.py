@@ -160,6 +160,35 @@ def save_from_report(work, dataset, face):
         return saved.read()
 
 
+def check_order(work, dataset):
+    """Chooses each order of the crops in the page's menu: the figures must
+    follow the manifest's face_quality (best first, worst first), then the
+    manifest again. Returns the worst-first crop names."""
+    crops = [f for f in manifest(dataset) if "crop" in f]
+    numbered = list(enumerate(crops, start=1))
+    expected = {
+        "best": [n for n, _ in sorted(numbered, key=lambda p: (-p[1]["face_quality"], p[0]))],
+        "worst": [n for n, _ in sorted(numbered, key=lambda p: (p[1]["face_quality"], p[0]))],
+        "manifest": [n for n, _ in numbered],
+    }
+    os.makedirs(work + "/order")
+    browser = Browser(work + "/order")
+    try:
+        browser.call("Page.enable")
+        browser.call("Page.navigate", url=f"file://{os.path.abspath(dataset)}/report.html")
+        browser.wait_for("Page.loadEventFired")
+        for order in ("best", "worst", "manifest"):
+            shown = browser.evaluate(
+                "(() => { const s = document.getElementById('crop-order'); s.value = '" + order + "';"
+                " s.dispatchEvent(new Event('change'));"
+                " return [...document.querySelectorAll('.grid figure.crop')].map(f => Number(f.id.slice(5))); })()")
+            if shown != expected[order]:
+                fail(f"order '{order}' shows crops {shown}, not {expected[order]}")
+    finally:
+        browser.close()
+    return [crops[n - 1]["crop"] for n in expected["worst"]]
+
+
 def main():
     binary, photos, work = sys.argv[1:4]
     dataset = f"{work}/dataset"
@@ -178,6 +207,7 @@ def main():
     face = next(f for f in cropped if counts[f["sha256"]] > 1 and f["face"] == 1)
 
     saved = save_from_report(work, dataset, face)
+    worst = check_order(work, dataset)
 
     # Exactly what `facecrop reject` writes for that crop, after the file as it was.
     expected = f"{work}/expected.txt"
@@ -215,7 +245,8 @@ def main():
                     fail(f"crop {old['crop']} differs")
     print(f"test-report: ok: ticked {face['crop']} in report.html, saved rejections.txt "
           f"({len(saved.splitlines())} lines), the fresh run rejected it and kept the other "
-          f"{len(cropped) - 1} crops byte for byte; --check passes", file=sys.stderr)
+          f"{len(cropped) - 1} crops byte for byte; --check passes; sorted by face quality, worst first: "
+          f"{', '.join(worst)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -84,7 +84,7 @@ enum Report {
             html += lists.leftOut.html
         }
         html += grid(crops, run, total: lists.crops, page: page, pages: pages)
-        html += "</main>\n" + (crops.isEmpty ? "" : ReportTicks.script(run)) + "</body>\n</html>\n"
+        html += "</main>\n" + (crops.isEmpty ? "" : ReportTicks.script(run) + ReportOrder.script) + "</body>\n</html>\n"
         do throws(WriteFailure) {
             try AtomicFile.write(Array(html.utf8), to: run.output + "/" + pageName(page), temporaries: run.temporaries)
             return nil
@@ -136,6 +136,7 @@ enum Report {
             <style>
             \(style)
             \(ReportTicks.style)
+            \(ReportOrder.style)
             </style>
             </head>
             <body>
@@ -231,7 +232,7 @@ enum Report {
         let navigation = pages > 1 ? pager(page: page, pages: pages) : ""
         html += navigation
         guard !crops.isEmpty else { return html + "<p class=\"none\">No crops.</p>\n</section>\n" }
-        html += ReportTicks.bar(run) + "<div class=\"grid\">\n"
+        html += ReportTicks.bar(run) + ReportOrder.control + "<div class=\"grid\">\n"
         for crop in crops {
             let face = crop.face
             let box = face.box
@@ -239,11 +240,16 @@ enum Report {
             var detail = "score \(format(face.score)) · face \(box.width)×\(box.height) px"
             if let width = crop.width, let height = crop.height { detail += " · photo \(width)×\(height)" }
             if face.padded { detail += " · padded" }
+            var quality = ""
+            if let measured = face.quality {
+                detail += " · quality \(format(measured.score)) (weakest: \(measured.reason))"
+                quality = " data-quality=\"\(measured.score)\""
+            }
             let tooltip =
                 "#\(crop.number) \(crop.source), face \(face.index)\n\(detail)\n\(face.crop)"
                 + "\nbbox \([box.x, box.y, box.width, box.height].map(String.init).joined(separator: ", "))"
             html += """
-                <figure class="crop" id="crop-\(crop.number)" title="\(escape(tooltip))">\
+                <figure class="crop" id="crop-\(crop.number)"\(quality) title="\(escape(tooltip))">\
                 <a href="\(href)"><img src="\(href)" loading="lazy" decoding="async" width="\(thumbnailSide)" \
                 height="\(thumbnailSide)" alt="face \(face.index) of \(escape(crop.source))"></a>\
                 <figcaption><b>#\(crop.number)</b> <span class="path">\(escape(crop.source))</span> face \(face.index)\

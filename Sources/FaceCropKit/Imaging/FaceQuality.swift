@@ -129,6 +129,15 @@ struct FaceQuality: Sendable, Equatable {
         return score < minScore
     }
 
+    /// The score with its size factor taken out: how well the face's pixels
+    /// show it, whatever its size. `--people` holds it against a floor
+    /// (`PeopleRule.minCoreQuality`), because the grouping already weighs
+    /// size by its own rule.
+    var apartFromSize: Double {
+        let size = QualityScore.sizeFactor(self)
+        return size > 0 ? min(1, score / size) : 0
+    }
+
     /// Sets `score` and `reason` from the measures and `sharpness`.
     mutating func rate(sharpness: Double) {
         let parts = QualityScore.parts(self, sharpness: sharpness)
@@ -157,14 +166,19 @@ enum QualityScore {
     /// Yaw at which the profile factor is 0.5.
     static let yawHalf = 60.0
 
-    static func parts(_ q: FaceQuality, sharpness: Double) -> [(name: String, value: Double)] {
-        func half(_ x: Double, _ h: Double) -> Double { x <= 0 ? 0 : x / (x + h) }
+    private static func half(_ x: Double, _ h: Double) -> Double { x <= 0 ? 0 : x / (x + h) }
+
+    /// The `small` factor: the eye distance against `sizeHalf`.
+    static func sizeFactor(_ q: FaceQuality) -> Double {
         // A box without points: its side is about 2.3 eye distances.
-        let eyes = q.pose == nil ? q.facePx / 2.3 : q.facePx
+        half(q.pose == nil ? q.facePx / 2.3 : q.facePx, sizeHalf)
+    }
+
+    static func parts(_ q: FaceQuality, sharpness: Double) -> [(name: String, value: Double)] {
         let yaw = abs(q.pose?.yaw ?? 0)
         return [
             ("blur", half(sharpness, sharpHalf)),
-            ("small", half(eyes, sizeHalf)),
+            ("small", sizeFactor(q)),
             ("dark", half(q.mean, darkHalf) * (1 - q.dark)),
             ("bright", half(1 - q.mean, brightHalf) * (1 - q.bright)),
             ("jpeg", 1 / (1 + pow(max(0, q.blocks - 1) / blocksHalf, 2)) * half(Double(q.jpegQuality ?? 100), jpegHalf) / half(100, jpegHalf)),

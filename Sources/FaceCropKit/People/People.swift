@@ -34,6 +34,9 @@ public struct PeopleGrouping: Sendable {
         /// A video's crop: its track (`PeopleStep.trackKey`) and frame; nil for a photo's face.
         var track: String? = nil
         var frame: Int? = nil
+        /// Its `face_quality` apart from size (`FaceQuality.apartFromSize`;
+        /// 1: a record made before the quality record).
+        var quality = 1.0
     }
 
     public var faces: [Face]
@@ -73,14 +76,22 @@ public struct PeopleGrouping: Sendable {
 public struct PeopleRule: Sendable, Equatable {
     public var radius: Float = 0.5
     public var minNeighbours = 1
-    /// A face smaller (box side, photo pixels) or blurrier than these can
-    /// join a person but not make or link one: the faces that would chain
-    /// strangers together. On the people dev set with its strangers at
-    /// --min-face 20 (radius 0.5), cores of any size put 24 % of the
-    /// strangers in a group, of 32 px 15 %, of 48 px 5 %, of 64 px none, and
-    /// every person is still found (docs/people.md).
+    /// A face smaller (box side, photo pixels) or poorer (`face_quality`)
+    /// than these can join a person but not make or link one: the faces
+    /// that would chain strangers together. On the people dev set with its
+    /// strangers at --min-face 20 (radius 0.5), cores of any size put 24 %
+    /// of the strangers in a group, of 32 px 15 %, of 48 px 5 %, of 64 px
+    /// none, and every person is still found (docs/people.md).
     public var minCoreSide = 64
-    public var minCoreSharpness = 0.0
+    /// The quality floor of cores and links: a face whose `face_quality`
+    /// apart from its size (`FaceQuality.apartFromSize`) lies below it may
+    /// join a person but not make or link one. Calibrated for each detector
+    /// on the people dev set with its strangers enlarged 3x and blurred,
+    /// compressed or darkened, where without it 25-31 % of the strangers
+    /// shared a group: 0.55 lies inside every detector's good range (the
+    /// cascade 0.50-0.65, YuNet 0.50-0.55, CenterFace 0.45-0.60; docs/people.md,
+    /// "The quality floor").
+    public var minCoreQuality = 0.55
     /// Two faces smaller than cores but at least `minTightSide` link (and
     /// are cores) when within `tightRadius`: the same small face in two
     /// frames of one scene (basketball1/2.png: 36 px, 0.27 apart), which no
@@ -109,7 +120,7 @@ package enum PeopleGroups {
         /// Faces of one unit never link: a photo, or a video's track.
         var photo: Int
         var side: Int
-        var sharpness: Double
+        var quality: Double
         /// A video's crop: its video (its number among the videos) and the
         /// frames its track's crops span; two tracks of one video link only
         /// when their spans do not meet (one frame never shows a person twice).
@@ -168,16 +179,26 @@ package enum PeopleGroups {
             for n in 0..<k where Int(ids[i * k + n]) == j { return distances[i * k + n] }
             return .infinity
         }
-        let large = faces.map { $0.side >= rule.minCoreSide && $0.sharpness >= rule.minCoreSharpness }
-        let small = faces.map { $0.side >= rule.minTightSide }
+        let good = faces.map { $0.quality >= rule.minCoreQuality }
+        let large = faces.indices.map { good[$0] && faces[$0].side >= rule.minCoreSide }
+        let small = faces.indices.map { good[$0] && faces[$0].side >= rule.minTightSide }
         // Links: two large faces within `radius`, or two faces of at least
-        // `minTightSide` within `tightRadius`.
+        // `minTightSide` within `tightRadius`; neither below the quality floor.
         let links = (0..<count).map { i in
             neighbours[i].filter { j in
                 large[i] && large[j] || small[i] && small[j] && distance(i, j) <= rule.tightRadius
             }
         }
         let core = (0..<count).map { links[$0].count >= rule.minNeighbours }
+        let label = joined(count: count, core: core, links: links) { i in
+            neighbours[i].first(where: { core[$0] && large[$0] && distance(i, $0) <= rule.borderRadius })
+        }
+        return numbered(label)
+    }
+
+    /// Linked cores made one group (its lowest face's number), and each
+    /// other face in the group of the core `nearestCore` gives it (nil: none).
+    private static func joined(count: Int, core: [Bool], links: [[Int]], nearestCore: (Int) -> Int?) -> [Int?] {
         var parent = Array(0..<count)
         func root(_ i: Int) -> Int {
             var i = i
@@ -193,14 +214,15 @@ package enum PeopleGroups {
                 if a != b { parent[max(a, b)] = min(a, b) }
             }
         }
-        var label = [Int?](repeating: nil, count: count)
-        for i in 0..<count {
-            if core[i] {
-                label[i] = root(i)
-            } else if let nearest = neighbours[i].first(where: { core[$0] && large[$0] && distance(i, $0) <= rule.borderRadius }) {
-                label[i] = root(nearest)
-            }
+        return (0..<count).map { i in
+            if core[i] { return root(i) }
+            return nearestCore(i).map(root)
         }
+    }
+
+    /// Groups of two faces or more numbered 0, 1, ... in the order of their
+    /// first face; a face alone is in none.
+    private static func numbered(_ label: [Int?]) -> [Int?] {
         var sizes: [Int: Int] = [:]
         for case let l? in label { sizes[l, default: 0] += 1 }
         var numbers: [Int: Int] = [:]

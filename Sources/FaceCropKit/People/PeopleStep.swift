@@ -173,7 +173,7 @@ package enum PeopleStep {
                 faces.append(
                     .init(
                         handle: handle, row: faces.count, person: nil, previous: previous.person(of: handle),
-                        track: trackKey(face, of: record), frame: face.video?.frame))
+                        track: trackKey(face, of: record), frame: face.video?.frame, quality: face.quality?.apartFromSize ?? 1))
             }
         }
         try file.commit()
@@ -196,7 +196,7 @@ package enum PeopleStep {
             let unit = face.track ?? face.handle.sha256
             let photo = photos[unit] ?? photos.count
             photos[unit] = photo
-            var candidate = PeopleGroups.Candidate(photo: photo, side: min(face.handle.box.width, face.handle.box.height), sharpness: 0)
+            var candidate = PeopleGroups.Candidate(photo: photo, side: min(face.handle.box.width, face.handle.box.height), quality: face.quality)
             if let track = face.track {
                 let video = videos[face.handle.sha256] ?? videos.count
                 videos[face.handle.sha256] = video

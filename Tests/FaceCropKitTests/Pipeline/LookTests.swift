@@ -191,8 +191,16 @@ struct ReportTests {
         #expect(html.contains("odd &lt;b&gt;&amp;&#39;&quot;# 100%/a&amp;b &lt;i&gt;.jpg"))
         #expect(html.contains("href=\"odd%20%3Cb%3E%26%27%22%23%20100%25/a%26b%20%3Ci%3E.jpg.face0.jpg\""))
         #expect(!html.contains("http://") && !html.contains("https://"))
-        // The only scripts are the page's own: the embedded rejections file and the code.
-        #expect(html.components(separatedBy: "<script").count == 3)
+        // The only scripts are the page's own: the embedded rejections file,
+        // the tick boxes' code and the crops' order.
+        #expect(html.components(separatedBy: "<script").count == 4)
+        #expect(html.contains("<select id=\"crop-order\">"))
+        // Each crop shows its face_quality and weakest measure, and carries the score to sort by.
+        for face in manifest where face["crop"] != nil {
+            let score = try #require(face["face_quality"] as? Double), reason = try #require(face["quality_reason"] as? String)
+            #expect(html.contains("data-quality=\"\(score)\""))
+            #expect(html.contains("quality \(String(format: "%.2f", score)) (weakest: \(reason))"))
+        }
         #expect(html.contains("<script type=\"application/json\" id=\"rejections-file\">\"\"</script>"))
 
         // Each crop's tick box holds the line `facecrop reject` would write for it.

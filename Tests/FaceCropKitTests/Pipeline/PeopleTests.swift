@@ -67,6 +67,53 @@ struct PeopleTests {
         #expect(metadata.split(separator: "\n").allSatisfy { $0.contains("\"person\": \"person-000") })
     }
 
+    /// The quality floor (`PeopleRule.minCoreQuality`): copies of the
+    /// portraits blurred with vips. A blurred Hopper joins the Hopper that
+    /// two sharp faces make; two blurred Collins copies, close enough to
+    /// link (their descriptors within the 0.5 radius), make no person of
+    /// their own, nor with the one sharp Collins (a person needs two good
+    /// faces that link).
+    @Test func aFaceBelowTheQualityFloorJoinsAPersonButMakesNone() throws {
+        let (work, photos) = try photos(["grace_hopper.jpg", "two-people.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        for (photo, copy, sigma) in [
+            ("grace_hopper.jpg", "grace-blurred.jpg", "4"), ("astronaut.jpg", "collins-blurred-3.jpg", "3"),
+            ("astronaut.jpg", "collins-blurred-4.jpg", "4"),
+        ] {
+            _ = try runTool(
+                "/usr/bin/vips",
+                ["gaussblur", fixtures.appendingPathComponent("faces/" + photo).path, photos.appendingPathComponent(copy).path, sigma])
+        }
+        let output = work.appendingPathComponent("out")
+        _ = try run([photos.path, "-o", output.path, "-q", "--people"])
+        let lines = linesBySource(try readManifest(output).filter { $0["face"] != nil })
+        let floor = PeopleRule().minCoreQuality
+        func apartFromSize(_ line: [String: Any]?) throws -> Double {
+            let line = try #require(line)
+            let quality = try #require(line["face_quality"] as? Double), px = try #require(line["face_px"] as? Double)
+            let eyes = line["pose"] == nil ? px / 2.3 : px
+            return quality / (eyes / (eyes + QualityScore.sizeHalf))
+        }
+        for name in ["grace-blurred.jpg", "collins-blurred-3.jpg", "collins-blurred-4.jpg"] {
+            #expect(try apartFromSize(lines[name]?.first) < floor, "\(name): \(lines[name] ?? [])")
+        }
+        #expect(try apartFromSize(lines["grace_hopper.jpg"]?.first) >= floor)
+        let found = try faces(output)
+        let hopper = person(found, "grace_hopper.jpg")
+        #expect(hopper != nil && person(found, "two-people.jpg", 0) == hopper)
+        #expect(person(found, "grace-blurred.jpg") == hopper)
+        #expect(person(found, "collins-blurred-3.jpg") == nil && person(found, "collins-blurred-4.jpg") == nil)
+        #expect(person(found, "two-people.jpg", 1) == nil)
+        // Not far apart: the floor, not the distance, keeps them out.
+        let rows = try [lines["collins-blurred-3.jpg"], lines["collins-blurred-4.jpg"]].map { try #require($0?.first?["embedding"] as? Int) }
+        let data = try Data(contentsOf: output.appendingPathComponent("embeddings.npy"))
+        let vectors = rows.map { row in
+            (0..<128).map { i in data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 128 + (row * 128 + i) * 4, as: Float.self) } }
+        }
+        let distance = zip(vectors[0], vectors[1]).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+        #expect(distance <= PeopleRule().radius, "\(distance)")
+    }
+
     /// Two real frames of one scene (Debian's opencv-doc): the player's
     /// face is 36 px in both, too small to be a core, but the two are close
     /// enough (0.27) to be one person; a face seen once is in no group.
