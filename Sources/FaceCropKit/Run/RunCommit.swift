@@ -47,8 +47,8 @@ enum RunCommit {
     }
 
     /// The manifest and the state file put in place, then (a whole run
-    /// only) near-duplicates and people grouped over the dataset; leaves
-    /// in `counts` what they leave (so far, when one fails).
+    /// only) near-duplicates and people grouped over the dataset. `counts`
+    /// become the grouping steps' (those that ran, when one fails).
     private static func putInPlace(
         _ processed: Processed, counts: inout RunCounts, feed: PlanFeed, files: RunFiles, setup: RunSetup
     ) throws(WriteFailure) {

@@ -100,11 +100,17 @@ struct VideoStage: Sendable {
 /// One video as its two reads see it: where it is, what ffprobe said, the
 /// sizes it is read at and where its crops go.
 struct VideoInput {
+    /// The video's name in messages.
     let source: String
+    /// The file ffmpeg reads, and its content's hash.
     let path: String
     let sha256: String
     let tools: VideoTools
     let probe: VideoProbe
+    /// The upright frame, and the size its samples are detected at.
+    let full: (width: Int, height: Int)
+    let small: (width: Int, height: Int)
+    /// The run's settings (the photos' and `settings.video`).
     let settings: CropSettings
     /// Its packets' pts in presentation order (for frame numbers); the first is time zero.
     let packets: [Int]
@@ -112,9 +118,6 @@ struct VideoInput {
     /// `--split`: the video's part (by its content), and its crops' name prefix.
     let split: String?
     let prefix: String
-    /// The upright frame, and the size its samples are detected at.
-    let full: (width: Int, height: Int)
-    let small: (width: Int, height: Int)
 
     init(
         _ photo: Photo, bytes: PhotoBytes, tools: VideoTools, probe: VideoProbe, settings: CropSettings, source: String
