@@ -1,6 +1,7 @@
 // Photo/: one photo's way through a worker: read, decode, detect, place (pure), write, one stage
-// a file, and the settings they share (CropSettings). It may use Model/, Imaging/, Detect/,
-// People/'s embedder and Output/.
+// a file, and the settings they share (CropSettings). A video is handed to Video/'s stage
+// (VideoStage), which uses these stages too. It may use Model/, Imaging/, Detect/, People/'s
+// embedder, Video/'s stage and Output/.
 
 import CVipsShim
 import Foundation
@@ -21,13 +22,8 @@ struct PhotoProcessor: Sendable {
     var rejections = RejectionsFile()
     /// `--since` / `--until`.
     var dates = DateRange()
-    /// ffmpeg and ffprobe for videos, or why there are none.
-    var videoTools: VideoTools?
-    var videoProblem: String?
-    /// The run's stop request: a video being read stops at its next frame.
-    var stop: StopRequest?
-    /// The `--jobs` cores, which a video's detection borrows when workers idle.
-    var cores: CoreShare?
+    /// What only videos use (ffmpeg, the stop request, the cores a video borrows).
+    var video = VideoStage()
 
     private static let finished = Atomic<Int>(0)
 
@@ -36,8 +32,9 @@ struct PhotoProcessor: Sendable {
     /// content is the same, that record is kept and nothing is decoded.
     func process(_ photo: Photo, previous: PhotoRecord?, with detector: Detector) -> PhotoRecord {
         // The Takeout sidecar: names, and the capture time where EXIF has none.
-        cores?.enter()
-        defer { cores?.leave() }
+        // A video borrows the cores no worker uses.
+        video.cores?.enter()
+        defer { video.cores?.leave() }
         let sidecar = photo.sidecar.flatMap(Libraries.Sidecar.init(path:))
         var record = diagnosed { attempt(photo, previous: previous, sidecar: sidecar, with: detector) }
         if record.taken == nil { record.taken = sidecar?.taken }
@@ -92,12 +89,20 @@ struct PhotoProcessor: Sendable {
                 return kept
             case .bytes(let bytes):
                 hash = bytes.sha256
-                if photo.isVideo { return try processVideo(photo, bytes: bytes, with: detector) }
+                if photo.isVideo {
+                    return try video.process(
+                        photo, bytes: bytes, with: detector, writer: writer, rejections: rejections, dates: dates)
+                }
                 return try process(photo, bytes: bytes, sidecar: sidecar, with: detector)
             }
         } catch {
             return PhotoRecord(photo, failed: error, sha256: hash)
         }
+    }
+
+    /// The stage that cuts and writes the crops.
+    private var writer: WriteStage {
+        WriteStage(settings: settings, outputRoot: outputRoot, temporaries: temporaries, journal: journal, gate: fullDecodes)
     }
 
     private func process(_ photo: Photo, bytes: PhotoBytes, sidecar: Libraries.Sidecar?, with detector: Detector)
@@ -116,25 +121,10 @@ struct PhotoProcessor: Sendable {
         var record = PhotoRecord(photo, status: .noFace, sha256: bytes.sha256)
         record.taken = header.taken ?? sidecar?.taken
         guard dates.admits(record.taken) else { return record }
-        // Face tags: from the XMP the header read brought, and the sidecar.
-        var tags: [FaceTag] = []
-        if header.xmp != nil || photo.xmpSidecar != nil {
-            let frame = FaceTags.Frame(
-                storedWidth: header.storedWidth, storedHeight: header.storedHeight, orientation: header.orientation)
-            let read = FaceTags.read(embedded: header.xmp, sidecar: photo.xmpSidecar, frame: frame, source: source)
-            tags = read.tags
-            record.warnings = read.warnings
-            if settings.people {
-                for tag in tags {
-                    guard let name = tag.name, let problem = PeopleName.problem(name) else { continue }
-                    record.nameWarnings.append(NameWarning(name: name, file: tag.file, problem: problem))
-                }
-            }
-        }
+        let tags = readTags(photo, header: header, into: &record, source: source)
         let decoded = try DecodeStage.decode(bytes, header: header, settings: settings, gate: fullDecodes, source: source)
-        let sha256 = bytes.sha256
         // --split: the crops go to <split>/, the photo's own (by its content).
-        record.split = settings.split?.split(forSHA256: sha256)
+        record.split = settings.split?.split(forSHA256: bytes.sha256)
         let prefix = (record.split.map { $0 + "/" } ?? "") + photo.outputPrefix
         record.width = decoded.header.width
         record.height = decoded.header.height
@@ -142,31 +132,58 @@ struct PhotoProcessor: Sendable {
         case .noPerson:
             record.status = .noPerson
         case .faces(let detected, let scale, let photoHash):
-            var (faces, found) = try TagStage.merge(
+            let (faces, found) = try TagStage.merge(
                 tags, into: detected, decoded: decoded, with: detector, settings: settings, source: source)
             record.taggedFaces = tags.count
             record.taggedFacesFound = found
             guard !faces.isEmpty else { break }
-            let placement = PlaceStage.place(faces, full: decoded.full, prefix: prefix, settings: settings)
-            let rated = PlaceStage.rate(
-                &faces, placement, full: decoded.full, settings: settings, jpegQuality: JPEGQuality.estimate(bytes.head(65_536)))
-            // A person's rejection comes first: it is the surer reason.
-            let statuses = zip(faces, rated).map { face, status in
-                rejections.rejects(sha256: sha256, box: face.box) ? FaceStatus.rejected : status
-            }
-            let writer = WriteStage(
-                settings: settings, outputRoot: outputRoot, temporaries: temporaries, journal: journal, gate: fullDecodes)
-            record.faces = try writer.write(
-                faces, placement, statuses: statuses, from: decoded, detectionScale: scale, prefix: prefix, source: source,
-                embedder: detector.embedder)
-            for (index, face) in faces.enumerated() where face.tag != nil {
-                record.faces[index].tagged = true
-                record.faces[index].tagName = face.tag?.name
-                record.faces[index].foundByTag = face.foundByTag
-            }
+            record.faces = try crop(
+                faces, bytes: bytes, decoded: decoded, detectionScale: scale, prefix: prefix, embedder: detector.embedder,
+                source: source)
             record.status = .ok
             record.photoHash = photoHash
         }
         return record
+    }
+
+    /// Face tags: from the XMP the header read brought, and the sidecar;
+    /// their warnings go to `record`, and with `--people` their unusable names.
+    private func readTags(_ photo: Photo, header: PhotoHeader, into record: inout PhotoRecord, source: String) -> [FaceTag] {
+        guard header.xmp != nil || photo.xmpSidecar != nil else { return [] }
+        let frame = FaceTags.Frame(
+            storedWidth: header.storedWidth, storedHeight: header.storedHeight, orientation: header.orientation)
+        let read = FaceTags.read(embedded: header.xmp, sidecar: photo.xmpSidecar, frame: frame, source: source)
+        record.warnings = read.warnings
+        if settings.people {
+            for tag in read.tags {
+                guard let name = tag.name, let problem = PeopleName.problem(name) else { continue }
+                record.nameWarnings.append(NameWarning(name: name, file: tag.file, problem: problem))
+            }
+        }
+        return read.tags
+    }
+
+    /// A photo's faces placed, rated and written; their records, the tagged ones marked.
+    private func crop(
+        _ faces: [FoundFace], bytes: PhotoBytes, decoded: Decoded, detectionScale scale: Double, prefix: String,
+        embedder: Embedder?, source: String
+    ) throws(FaceCropError) -> [FaceRecord] {
+        var faces = faces
+        let placement = PlaceStage.place(faces, full: decoded.full, prefix: prefix, settings: settings)
+        let rated = PlaceStage.rate(
+            &faces, placement, full: decoded.full, settings: settings, jpegQuality: JPEGQuality.estimate(bytes.head(65_536)))
+        // A person's rejection comes first: it is the surer reason.
+        let statuses = zip(faces, rated).map { face, status in
+            rejections.rejects(sha256: bytes.sha256, box: face.box) ? FaceStatus.rejected : status
+        }
+        var records = try writer.write(
+            faces, placement, statuses: statuses, from: decoded, detectionScale: scale, prefix: prefix, source: source,
+            embedder: embedder)
+        for (index, face) in faces.enumerated() where face.tag != nil {
+            records[index].tagged = true
+            records[index].tagName = face.tag?.name
+            records[index].foundByTag = face.foundByTag
+        }
+        return records
     }
 }

@@ -16,16 +16,10 @@ struct WriteStage {
         _ faces: [FoundFace], _ placement: Placement, statuses: [FaceStatus], from decoded: Decoded,
         detectionScale scale: Double, prefix: String, source: String, embedder: Embedder? = nil
     ) throws(FaceCropError) -> [FaceRecord] {
-        let records = faces.enumerated().map { index, face in
-            let aligned = placement.faces[index]
-            return FaceRecord(
-                index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000, target: settings.target,
-                aligned: aligned.aligned, angle: aligned.aligned ? aligned.recordedAngle : 0, sharpness: face.sharpness,
-                quality: face.quality, padded: aligned.padded, landmarks: face.landmarks.map(AlignmentJSON.rounded),
-                status: statuses[index])
+        var records = faces.enumerated().map { index, face in
+            FaceRecord(index: index, found: face, placed: placement.faces[index], status: statuses[index], target: settings.target)
         }
         guard statuses.contains(.ok) else { return records }
-        let full = decoded.full
         let needed = placement.decodeScale
         // Cut from the smallest decode that still gives every crop its full
         // resolution: the detection decode when it is enough. Otherwise a
@@ -35,13 +29,7 @@ struct WriteStage {
         // of the photo the crops cover: the decoder stops at its bottom row.
         // A large one is decoded and cut within the gate's byte budget.
         let fresh = scale < needed * 0.999 && decoded.whole == nil
-        let cover = placement.cover
-        // JPEG and WebP at the decoder's reduction; PNG and TIFF at full
-        // size, through libvips' line cache.
-        let header = decoded.header
-        let reduction = header.shrinksOnLoad ? min(1, needed * needed) : 1
-        let freshBytes =
-            fresh ? Double(cover.width * cover.height * header.pixelBytes) * reduction + Double(header.lineCacheBytes) : 0
+        let freshBytes = fresh ? Self.freshBytes(decoded.header, cover: placement.cover, scale: needed) : 0
         return try gate.admit(bytes: Int(freshBytes)) { () throws(FaceCropError) in
             let picture: Picture
             var origin = (x: 0, y: 0)
@@ -51,32 +39,60 @@ struct WriteStage {
                 size = (picture.width, picture.height)
             } else {
                 (picture, origin, size) = try Picture.load(
-                    decoded.bytes, header: decoded.header, minScale: min(needed, 1), covering: cover, source: source)
+                    decoded.bytes, header: decoded.header, minScale: min(needed, 1), covering: placement.cover,
+                    source: source)
             }
-            let sx = Double(size.width) / Double(full.width)
-            let sy = Double(size.height) / Double(full.height)
-            try prepare(zip(placement.names, statuses).filter { $0.1 == .ok }.map(\.0), prefix: prefix, source: source)
-            var written: [String] = []
-            var finished = false
-            defer {
-                if !finished { for path in written { unlink(path) } }
-            }
-            var records = records
-            for index in faces.indices where statuses[index] == .ok {
-                let (encoded, transform) = try cut(placement.faces[index], from: picture, sx: sx, sy: sy, origin: origin, source: source)
-                written.append(try save(encoded, as: placement.names[index], source: source))
-                records[index].crop = placement.names[index]
-                records[index].transform = AlignmentJSON.rounded(transform)
-                records[index].phash = try PerceptualHash(encoded: encoded, source: source)
-                if let embedder {
-                    records[index].embedding = try Self.embedding(
-                        of: faces[index].box, landmarks: faces[index].landmarks, from: picture, sx: sx, sy: sy, origin: origin,
-                        embedder: embedder, source: source)
-                }
-            }
-            finished = true
+            let cut = Decode(
+                picture: picture, sx: Double(size.width) / Double(decoded.full.width),
+                sy: Double(size.height) / Double(decoded.full.height), origin: origin)
+            try cutAll(faces, placement, statuses: statuses, from: cut, into: &records, prefix: prefix, source: source,
+                embedder: embedder)
             return records
         }
+    }
+
+    /// What a fresh decode of the part `cover` of a photo costs: JPEG and
+    /// WebP at the decoder's reduction; PNG and TIFF at full size, through
+    /// libvips' line cache.
+    private static func freshBytes(_ header: PhotoHeader, cover: PixelRect, scale: Double) -> Double {
+        let reduction = header.shrinksOnLoad ? min(1, scale * scale) : 1
+        return Double(cover.width * cover.height * header.pixelBytes) * reduction + Double(header.lineCacheBytes)
+    }
+
+    /// The decode crops are cut from, and where the photo lies in it.
+    private struct Decode {
+        var picture: Picture
+        var sx: Double
+        var sy: Double
+        var origin: (x: Int, y: Int)
+    }
+
+    /// Cuts and writes the `.ok` faces' crops from `decode`, all or none:
+    /// a failure part-way removes the ones already written.
+    private func cutAll(
+        _ faces: [FoundFace], _ placement: Placement, statuses: [FaceStatus], from decode: Decode,
+        into records: inout [FaceRecord], prefix: String, source: String, embedder: Embedder?
+    ) throws(FaceCropError) {
+        try prepare(zip(placement.names, statuses).filter { $0.1 == .ok }.map(\.0), prefix: prefix, source: source)
+        var written: [String] = []
+        var finished = false
+        defer {
+            if !finished { for path in written { unlink(path) } }
+        }
+        let (picture, sx, sy, origin) = (decode.picture, decode.sx, decode.sy, decode.origin)
+        for index in faces.indices where statuses[index] == .ok {
+            let (encoded, transform) = try cut(placement.faces[index], from: picture, sx: sx, sy: sy, origin: origin, source: source)
+            written.append(try save(encoded, as: placement.names[index], source: source))
+            records[index].crop = placement.names[index]
+            records[index].transform = AlignmentJSON.rounded(transform)
+            records[index].phash = try PerceptualHash(encoded: encoded, source: source)
+            if let embedder {
+                records[index].embedding = try Self.embedding(
+                    of: faces[index].box, landmarks: faces[index].landmarks, from: picture, sx: sx, sy: sy, origin: origin,
+                    embedder: embedder, source: source)
+            }
+        }
+        finished = true
     }
 
     /// `--people`: the descriptor of the face `box` (photo pixels), dlib
@@ -140,5 +156,17 @@ struct WriteStage {
             let reason = "'\(relative)': \(error.reason)"
             throw error.isOutOfSpace ? .outputFull(source, reason: reason) : .writeFailed(source, reason: reason)
         }
+    }
+}
+
+extension FaceRecord {
+    /// A face's record before its crop is cut: what detection found and
+    /// placement made of it (a photo's face and a video sample's alike).
+    init(index: Int, found face: FoundFace, placed aligned: AlignedFace, status: FaceStatus, target: Target) {
+        self.init(
+            index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000, target: target,
+            aligned: aligned.aligned, angle: aligned.aligned ? aligned.recordedAngle : 0, sharpness: face.sharpness,
+            quality: face.quality, padded: aligned.padded, landmarks: face.landmarks.map(AlignmentJSON.rounded),
+            status: status)
     }
 }

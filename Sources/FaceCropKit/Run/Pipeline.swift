@@ -65,66 +65,83 @@ struct Pipeline {
     /// Items are taken from `items` only as the window allows.
     func run(_ items: inout some IteratorProtocol<WorkItem>, deliver: (PhotoRecord, Bool) async -> Bool) async -> Bool {
         let executor = BlockingExecutor()
-        // Taken and not delivered, in order; `first` is the index of window[0].
-        var window: [WorkItem] = []
-        var first = 0
-        var waiting: [Int: PhotoRecord] = [:]
-        var keepGoing = true
-        var exhausted = false
-
-        // Finished photos, kept records and problems, in order.
-        func drain() async {
-            while keepGoing, !window.isEmpty {
-                if let record = waiting.removeValue(forKey: first) {
-                    keepGoing = await deliver(record, false)
-                } else if case .kept(let record) = window[0] {
-                    keepGoing = await deliver(record, true)
-                } else if case .problem(let problem) = window[0] {
-                    keepGoing = await deliver(PhotoRecord(problem), false)
-                } else {
-                    return
-                }
-                window.removeFirst()
-                first += 1
-            }
-        }
-
+        var window = Window()
         await withTaskGroup(of: Finished.self) { group in
             var idle = detectors
             var running = 0
-            // Takes items while a worker is free for the next photo and the window has room.
-            func startWork() {
-                while keepGoing, stop.requested == nil, !exhausted, window.count < Self.window, !idle.isEmpty {
-                    guard let item = items.next() else {
-                        exhausted = true
-                        return
-                    }
-                    window.append(item)
-                    guard case .photo(let photo, let previous) = item else { continue }
-                    let detector = idle.removeLast()
-                    let index = first + window.count - 1
-                    let work = self.work
-                    running += 1
-                    group.addTask(executorPreference: executor) {
-                        Finished(index: index, record: work(photo, previous, detector), detector: detector)
-                    }
-                }
-            }
             while true {
-                startWork()
-                await drain()
+                running += start(&items, window: &window, idle: &idle, group: &group, executor: executor)
+                await window.drain(deliver)
                 if running == 0 {
                     // Nothing in flight: go on only if draining made room.
-                    guard keepGoing, stop.requested == nil, !exhausted, window.count < Self.window else { break }
+                    guard window.hasRoom(stop) else { break }
                     continue
                 }
                 guard let finished = await group.next() else { break }
                 running -= 1
                 idle.append(finished.detector)
-                waiting[finished.index] = finished.record
+                window.waiting[finished.index] = finished.record
             }
         }
-        await drain()
-        return keepGoing && exhausted && window.isEmpty
+        await window.drain(deliver)
+        return window.keepGoing && window.exhausted && window.items.isEmpty
+    }
+
+    /// Takes items while a worker is free for the next photo and the window
+    /// has room; returns how many photos it started.
+    private func start(
+        _ items: inout some IteratorProtocol<WorkItem>, window: inout Window, idle: inout [Detector],
+        group: inout TaskGroup<Finished>, executor: BlockingExecutor
+    ) -> Int {
+        var started = 0
+        while window.hasRoom(stop), !idle.isEmpty {
+            guard let item = items.next() else {
+                window.exhausted = true
+                break
+            }
+            window.items.append(item)
+            guard case .photo(let photo, let previous) = item else { continue }
+            let detector = idle.removeLast()
+            let index = window.first + window.items.count - 1
+            let work = self.work
+            started += 1
+            group.addTask(executorPreference: executor) {
+                Finished(index: index, record: work(photo, previous, detector), detector: detector)
+            }
+        }
+        return started
+    }
+
+    /// Items taken and not yet delivered, in order, and the photos that
+    /// finished ahead of a slower one.
+    private struct Window {
+        var items: [WorkItem] = []
+        /// The index of `items[0]`.
+        var first = 0
+        var waiting: [Int: PhotoRecord] = [:]
+        var keepGoing = true
+        var exhausted = false
+
+        /// Whether another item may be taken.
+        func hasRoom(_ stop: StopRequest) -> Bool {
+            keepGoing && stop.requested == nil && !exhausted && items.count < Pipeline.window
+        }
+
+        /// Delivers finished photos, kept records and problems, in order.
+        mutating func drain(_ deliver: (PhotoRecord, Bool) async -> Bool) async {
+            while keepGoing, !items.isEmpty {
+                if let record = waiting.removeValue(forKey: first) {
+                    keepGoing = await deliver(record, false)
+                } else if case .kept(let record) = items[0] {
+                    keepGoing = await deliver(record, true)
+                } else if case .problem(let problem) = items[0] {
+                    keepGoing = await deliver(PhotoRecord(problem), false)
+                } else {
+                    return
+                }
+                items.removeFirst()
+                first += 1
+            }
+        }
     }
 }

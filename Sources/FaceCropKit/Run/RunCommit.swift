@@ -24,36 +24,7 @@ enum RunCommit {
         }
         if writeFailure == nil {
             do throws(WriteFailure) {
-                // Photos a stopped run did not reach keep their earlier
-                // records, so the next run can still reuse them.
-                if !processed.completed {
-                    try feed.earlierRecords { record throws(WriteFailure) in
-                        try files.state.append(record, lines: Manifest.lines(of: record))
-                    }
-                }
-                // --people: who each face was, read before the new state replaces the old.
-                let grouping = setup.settings.people && setup.options.shard == nil && processed.completed
-                let previous = grouping ? PreviousPeople(store: setup.store) : PreviousPeople()
-                try files.manifest.commit()
-                try files.state.commit()
-                // Near-duplicates are grouped over the whole dataset; shards
-                // write every crop and `merge` groups them.
-                if let threshold = setup.settings.dedup, setup.options.shard == nil, processed.completed {
-                    let reused = counts.reused
-                    counts = try DedupStep.run(
-                        store: setup.store, output: setup.output, threshold: threshold, split: setup.settings.split,
-                        settingsHash: setup.settingsHash, settings: setup.described, temporaries: files.temporaries)
-                    counts.reused = reused
-                }
-                // People are grouped over the whole dataset too.
-                if grouping {
-                    let settings = setup.settings
-                    counts = try PeopleStep.apply(
-                        to: counts, store: setup.store, output: setup.output, settingsHash: setup.settingsHash,
-                        settings: setup.described, temporaries: files.temporaries, previous: previous,
-                        curation: .init(split: settings.split, splitByPerson: settings.splitByPerson, keep: Set(settings.keepPerson)),
-                        people: .init(file: setup.people, path: setup.peoplePath, quiet: setup.options.quiet))
-                }
+                try putInPlace(processed, counts: &counts, feed: feed, files: files, setup: setup)
             } catch {
                 writeFailure = error
             }
@@ -73,5 +44,43 @@ enum RunCommit {
             }
         }
         return Committed(stats: stats, writeFailure: writeFailure)
+    }
+
+    /// The manifest and the state file put in place, then (a whole run
+    /// only) near-duplicates and people grouped over the dataset. `counts`
+    /// become the grouping steps' (those that ran, when one fails).
+    private static func putInPlace(
+        _ processed: Processed, counts: inout RunCounts, feed: PlanFeed, files: RunFiles, setup: RunSetup
+    ) throws(WriteFailure) {
+        // Photos a stopped run did not reach keep their earlier
+        // records, so the next run can still reuse them.
+        if !processed.completed {
+            try feed.earlierRecords { record throws(WriteFailure) in
+                try files.state.append(record, lines: Manifest.lines(of: record))
+            }
+        }
+        // --people: who each face was, read before the new state replaces the old.
+        let grouping = setup.settings.people && setup.options.shard == nil && processed.completed
+        let previous = grouping ? PreviousPeople(store: setup.store) : PreviousPeople()
+        try files.manifest.commit()
+        try files.state.commit()
+        // Near-duplicates are grouped over the whole dataset; shards
+        // write every crop and `merge` groups them.
+        if let threshold = setup.settings.dedup, setup.options.shard == nil, processed.completed {
+            let reused = counts.reused
+            counts = try DedupStep.run(
+                store: setup.store, output: setup.output, threshold: threshold, split: setup.settings.split,
+                settingsHash: setup.settingsHash, settings: setup.described, temporaries: files.temporaries)
+            counts.reused = reused
+        }
+        // People are grouped over the whole dataset too.
+        if grouping {
+            let settings = setup.settings
+            counts = try PeopleStep.apply(
+                to: counts, store: setup.store, output: setup.output, settingsHash: setup.settingsHash,
+                settings: setup.described, temporaries: files.temporaries, previous: previous,
+                curation: .init(split: settings.split, splitByPerson: settings.splitByPerson, keep: Set(settings.keepPerson)),
+                people: .init(file: setup.people, path: setup.peoplePath, quiet: setup.options.quiet))
+        }
     }
 }

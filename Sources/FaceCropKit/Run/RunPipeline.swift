@@ -21,10 +21,9 @@ enum RunPipeline {
         processor.rejections = setup.rejections
         processor.dates = setup.options.dates
         let dates = setup.options.dates
-        processor.videoTools = setup.videoTools
-        processor.videoProblem = setup.videoProblem
-        processor.stop = stop
-        processor.cores = CoreShare(jobs: setup.options.effectiveJobs)
+        processor.video = VideoStage(
+            tools: setup.videoTools, toolsProblem: setup.videoProblem, stop: stop,
+            cores: CoreShare(jobs: setup.options.effectiveJobs))
         let showBar = !setup.options.quiet && Terminal.stderrIsTerminal
         // The bar's total: on a terminal only, one more walk that only counts.
         let total = showBar ? ((try? Plan.walk(setup))?.reduce(0) { count, _ in count + 1 } ?? 0) : 0

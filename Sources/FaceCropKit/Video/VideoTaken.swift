@@ -19,11 +19,11 @@ enum VideoTaken {
     }
 }
 
-extension PhotoProcessor {
+extension VideoStage {
     /// The record of a video `--since` / `--until` leave out by its capture
     /// time (its container's, else its Takeout sidecar's), before a frame
     /// is decoded; nil when it is kept.
-    func videoOutsideDates(_ photo: Photo, probe: VideoProbe, sha256: String) -> PhotoRecord? {
+    static func outsideDates(_ photo: Photo, probe: VideoProbe, sha256: String, dates: DateRange) -> PhotoRecord? {
         guard !dates.isEmpty else { return nil }
         let taken = probe.taken ?? photo.sidecar.flatMap(Libraries.Sidecar.init(path:))?.taken
         guard !dates.admits(taken) else { return nil }

@@ -465,7 +465,7 @@ struct VideoUnitTests {
         let frame = [UInt8](repeating: 128, count: width * height * 3)
         let picture = try frame.withUnsafeBytes { try Picture.frame(rgb: $0, width: width, height: height, source: "t") }
         let gray = try picture.fitting(side, side, source: "t").grayPixels(source: "t")
-        let size = PhotoProcessor.detectionSize((width, height), side: side)
+        let size = VideoStage.detectionSize((width, height), side: side)
         #expect(size.width == gray.width && size.height == gray.height)
     }
 
@@ -479,10 +479,10 @@ struct VideoUnitTests {
         let probe = VideoProbe(
             stream: 0, storedWidth: 2, storedHeight: 2, rotation: 0, timeBase: (1, 90_000), duration: nil, transfer: "",
             pixelFormat: "")
-        #expect(PhotoProcessor.timeTag(1_111_111, probe: probe) == "t000012.345")
-        #expect(PhotoProcessor.timeTag(0, probe: probe) == "t000000.000")
-        #expect(PhotoProcessor.time(1_111_111, probe: probe) == 12.345678)
-        #expect(PhotoProcessor.frameNumber(30, packets: [0, 10, 20, 30, 40]) == 3)
+        #expect(VideoStage.timeTag(1_111_111, probe: probe) == "t000012.345")
+        #expect(VideoStage.timeTag(0, probe: probe) == "t000000.000")
+        #expect(VideoStage.time(1_111_111, probe: probe) == 12.345678)
+        #expect(VideoStage.frameNumber(30, packets: [0, 10, 20, 30, 40]) == 3)
     }
 
     @Test func containerTimes() {
