@@ -3,7 +3,9 @@
 // memory. Used by scripts/bench-people. `names N`: the people file's step
 // (NamesBench); `dedup N [both|index|pairwise]`: --dedup's grouping
 // (DedupBench), the index, the pairwise reference, or both. The inputs come
-// from FaceCropKit's Generated/ folder, which the tests share.
+// from FaceCropKit's Generated/ folder, which the tests share. `quality N`:
+// the quality record of the faces of Fixtures/faces (their boxes from
+// Fixtures/expected.json) made N times over (QualityBench).
 import Foundation
 
 let arguments = CommandLine.arguments
@@ -18,12 +20,20 @@ let extraFits =
     arguments.count >= 3 && arguments[1] == "dedup"
     ? extra.count <= 1 && extra.allSatisfy(dedupModes.contains)
     : extra.allSatisfy({ Int($0) != nil || $0 == "recall" })
-guard arguments.count >= 3, ["people", "names", "dedup"].contains(arguments[1]), let count = Int(arguments[2]), count > 0,
+guard arguments.count >= 3, ["people", "names", "dedup", "quality"].contains(arguments[1]), let count = Int(arguments[2]), count > 0,
     extraFits
 else {
     FileHandle.standardError.write(
-        Data("usage: facecrop-bench people N [EFFORT] [recall] | names N | dedup N [both|index|pairwise]\n".utf8))
+        Data("usage: facecrop-bench people N [EFFORT] [recall] | names N | dedup N [both|index|pairwise] | quality N\n".utf8))
     exit(64)
+}
+if arguments[1] == "quality" {
+    let figures = try QualityBench.run(rounds: count)
+    print(
+        "{\"records\": \(figures.records), \"cpu_s\": \(String(format: "%.3f", figures.cpuSeconds)), "
+            + "\"cpu_ms_per_face\": \(String(format: "%.2f", figures.cpuSeconds / Double(max(1, figures.records)) * 1000)), "
+            + "\"peak_rss_mb\": \(peakMB())}")
+    exit(0)
 }
 if arguments[1] == "names" {
     let figures = NamesBench.run(faces: count)
