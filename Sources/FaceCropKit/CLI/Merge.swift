@@ -3,11 +3,11 @@ import Foundation
 /// `facecrop merge OUT SHARD_DIR...`: combines the outputs of `--shard K/N`
 /// runs into one dataset whose manifest, crops and stable stats are the bytes
 /// a single run would have written.
-enum MergeCommand {
+enum MergeCommand: Subcommand {
     static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json] [--people-file FILE]"
 
     /// What `merge` is told on the command line.
-    struct Settings: Sendable {
+    struct Settings: SubcommandSettings {
         var folders: [String] = []
         var quiet = false
         var json = false
@@ -41,14 +41,7 @@ enum MergeCommand {
         var lock: OutputLock?
     }
 
-    static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
-        var settings = Settings()
-        if let status = ArgumentReader.subcommand(
-            arguments, table: options, into: &settings, usage: usage, about: about, showHelp: \.showHelp,
-            operands: \.folders)
-        {
-            return status
-        }
+    static func run(_ settings: Settings, stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
         let folders = settings.folders
         guard folders.count >= 2 else {
             return ArgumentReader.usageError("merge needs an output folder and at least one shard folder", usage: usage)

@@ -63,9 +63,17 @@ enum DatasetCard {
 
     /// The card's text: the YAML header, then its sections in order.
     static func card(_ contents: Contents) -> String {
-        header(contents) + introduction(contents) + splitsSection(contents) + photosSection(contents.stats)
-            + detectorAndLicence(contents.settings) + howItWasMade(contents) + fieldsSection(contents)
+        var out = header(contents) + introduction(contents) + splitsSection(contents) + photosSection(contents.stats)
+        out += "\n## Detector\n\n" + detectorLine(contents.settings) + "\n" + licence
+        return out + howItWasMade(contents) + fieldsSection(contents)
     }
+
+    /// The licence section, for whoever shares the dataset to fill in.
+    static let licence =
+        "\n## Licence\n\n<!-- licence: say here under which licence the crops may be used. -->\n"
+        + "Not stated yet. Each crop is part of a photo: it carries that photo's licence and the rights of the "
+        + "person it shows. Say here under which terms the crops may be used (and, for the Hub, add a "
+        + "`license:` line to the header above) before you share them.\n"
 
     /// The YAML header: the splits and their files.
     private static func header(_ contents: Contents) -> String {
@@ -134,17 +142,6 @@ enum DatasetCard {
         for (name, label) in [("rejected", "Faces rejected by a person"), ("duplicate", "Near-duplicate faces left out")] {
             if let value = stats[name]?.intValue { out += "\n\(label): \(value).\n" }
         }
-        return out
-    }
-
-    /// The detector's line, then the licence to fill in.
-    private static func detectorAndLicence(_ settings: JSON) -> String {
-        var out = "\n## Detector\n\n"
-        out += detectorLine(settings) + "\n"
-        out += "\n## Licence\n\n<!-- licence: say here under which licence the crops may be used. -->\n"
-        out += "Not stated yet. Each crop is part of a photo: it carries that photo's licence and the rights of the "
-        out += "person it shows. Say here under which terms the crops may be used (and, for the Hub, add a "
-        out += "`license:` line to the header above) before you share them.\n"
         return out
     }
 
