@@ -1,7 +1,7 @@
 // CLI/: the command line. The option table (one declaration per option, behind the parser,
 // --help, the man page, completions and config files), exit statuses and errors, progress, the
-// subcommands' dispatch (Command.swift) and `merge`. It may use every other folder; only
-// facecrop/main.swift uses it.
+// subcommands' dispatch (Command.swift) and their shared argument reading (Subcommand.swift),
+// and `merge`. It may use every other folder; only facecrop/main.swift uses it.
 
 import CVipsShim
 import Foundation
