@@ -16,12 +16,12 @@ enum MergeCommand: Subcommand {
     }
 
     static let options: [OptionSpec<Settings>] = [
-        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
+        .quiet,
         .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
         .value(["--people-file"], "FILE", "With shards run with --people: the people file the merged grouping honours (default: <out>/people.txt).") {
             $0.peopleFile = $1
         },
-        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+        .help,
     ]
 
     /// `--help`'s paragraph between the usage line and the options.

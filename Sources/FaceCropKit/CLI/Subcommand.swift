@@ -12,8 +12,16 @@ protocol Subcommand {
 /// A subcommand's settings: empty, then filled in by its options.
 protocol SubcommandSettings: Sendable {
     init()
+    /// `-q` or `--quiet` was given.
+    var quiet: Bool { get set }
     /// `-h` or `--help` was given.
-    var showHelp: Bool { get }
+    var showHelp: Bool { get set }
+}
+
+/// The options every subcommand has, worded the same in each.
+extension OptionSpec where Settings: SubcommandSettings {
+    static var quiet: Self { .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true } }
+    static var help: Self { .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true } }
 }
 
 extension Subcommand {

@@ -17,8 +17,8 @@ enum RejectCommand: Subcommand {
         .value(["--rejections"], "FILE", "The rejections file to add to (default: <dataset>/rejections.txt).") {
             $0.rejections = $1
         },
-        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
-        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+        .quiet,
+        .help,
     ]
 
     /// `--help`'s paragraph between the usage line and the options.

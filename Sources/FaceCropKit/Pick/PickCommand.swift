@@ -52,8 +52,8 @@ enum PickCommand: Subcommand {
         .value(["--per-track"], "N", "At most N crops of one video track (default 1).") {
             $0.perTrack = try OptionTable.int($1, "--per-track", 1...100_000)
         },
-        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
-        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+        .quiet,
+        .help,
     ]
 
     /// `--help`'s paragraph between the usage line and the options.
