@@ -1,7 +1,7 @@
 // CLI/: the command line. The option table (one declaration per option, behind the parser,
 // --help, the man page, completions and config files), exit statuses and errors, progress, the
-// subcommands' dispatch (Command.swift) and `merge`. It may use every other folder; only
-// facecrop/main.swift uses it.
+// subcommands' dispatch (Command.swift) and their shared argument reading (Subcommand.swift),
+// and `merge`. It may use every other folder; only facecrop/main.swift uses it.
 
 import CVipsShim
 import Foundation
@@ -19,14 +19,15 @@ public enum FaceCropCommand {
 
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
 
-        if arguments.first == "export" { return ExportCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries) }
-        if arguments.first == "reject" {
-            return RejectCommand.run(Array(arguments.dropFirst()), temporaries: temporaries)
-        }
-        if arguments.first == "pick" { return PickCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries) }
-        if arguments.first == "people" { return PeopleCommand.run(Array(arguments.dropFirst()), temporaries: temporaries) }
-        if arguments.first == "merge" {
-            return await MergeCommand.run(Array(arguments.dropFirst()), stop: stop, temporaries: temporaries)
+        let rest = Array(arguments.dropFirst())
+        switch arguments.first {
+        case "export": return ExportCommand.run(rest, stop: stop, temporaries: temporaries)
+        case "reject": return await RejectCommand.main(rest, operands: \.arguments) { RejectCommand.run($0, temporaries: temporaries) }
+        case "pick": return await PickCommand.main(rest, operands: \.operands) { PickCommand.run($0, stop: stop, temporaries: temporaries) }
+        case "people": return await PeopleCommand.main(rest, operands: \.arguments) { PeopleCommand.run($0, temporaries: temporaries) }
+        case "merge":
+            return await MergeCommand.main(rest, operands: \.folders) { await MergeCommand.run($0, stop: stop, temporaries: temporaries) }
+        default: break
         }
         var arguments = arguments
         let floor = arguments.first == "floor"

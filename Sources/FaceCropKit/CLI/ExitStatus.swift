@@ -27,24 +27,12 @@ public enum ExitStatus {
 
     /// Every status facecrop exits with, in order.
     static let table: [Entry] = [
-        Entry(
-            status: success, name: "every photo processed",
-            meaning: "Every photo was processed (photos without a face included); with --check, the output is up to date."),
-        Entry(
-            status: failure, name: "some photo failed",
-            meaning: "At least one photo could not be processed (see the manifest's error lines), a dataset file (manifest, state, stats, contact sheet, report or clip) could not be written, or, with --check, the output is not up to date."),
-        Entry(
-            status: usage, name: "usage error",
-            meaning: "The command line is wrong: stderr gets 'Error: ...', the usage line and \"See 'facecrop --help' for more information.\""),
-        Entry(
-            status: noInput, name: "input missing",
-            meaning: "An input path does not exist or cannot be read; for merge, a shard folder is missing, unfinished or made with other settings; for export and pick, the dataset, its manifest.jsonl or a crop it names."),
-        Entry(
-            status: unavailable, name: "cascade, model, library or ffmpeg unavailable",
-            meaning: "A cascade, a detector's model (YuNet or CenterFace: --model, or none found where it is looked for), dlib's models for --people, or a library (libvips, OpenCV's people detector) cannot be loaded, or, with clips, ffmpeg is missing or cannot write the codec with alpha."),
-        Entry(
-            status: cannotCreate, name: "output unusable or locked",
-            meaning: "The output folder cannot be created or written (for export: a shard), or another facecrop run is writing the same folder and shard (without --wait-lock)."),
+        Entry(status: success, name: "every photo processed", meaning: "Every photo was processed (photos without a face included); with --check, the output is up to date."),
+        Entry(status: failure, name: "some photo failed", meaning: "At least one photo could not be processed (see the manifest's error lines), a dataset file (manifest, state, stats, contact sheet, report or clip) could not be written, or, with --check, the output is not up to date."),
+        Entry(status: usage, name: "usage error", meaning: "The command line is wrong: stderr gets 'Error: ...', the usage line and \"See 'facecrop --help' for more information.\""),
+        Entry(status: noInput, name: "input missing", meaning: "An input path does not exist or cannot be read; for merge, a shard folder is missing, unfinished or made with other settings; for export and pick, the dataset, its manifest.jsonl or a crop it names."),
+        Entry(status: unavailable, name: "cascade, model, library or ffmpeg unavailable", meaning: "A cascade, a detector's model (YuNet or CenterFace: --model, or none found where it is looked for), dlib's models for --people, or a library (libvips, OpenCV's people detector) cannot be loaded, or, with clips, ffmpeg is missing or cannot write the codec with alpha."),
+        Entry(status: cannotCreate, name: "output unusable or locked", meaning: "The output folder cannot be created or written (for export: a shard), or another facecrop run is writing the same folder and shard (without --wait-lock)."),
         Entry(status: interrupted, name: "interrupted", meaning: "Interrupted (SIGINT, Ctrl-C)."),
         Entry(status: terminated, name: "terminated", meaning: "Terminated (SIGTERM)."),
     ]

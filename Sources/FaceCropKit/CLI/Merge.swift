@@ -3,11 +3,11 @@ import Foundation
 /// `facecrop merge OUT SHARD_DIR...`: combines the outputs of `--shard K/N`
 /// runs into one dataset whose manifest, crops and stable stats are the bytes
 /// a single run would have written.
-enum MergeCommand {
+enum MergeCommand: Subcommand {
     static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json] [--people-file FILE]"
 
     /// What `merge` is told on the command line.
-    struct Settings: Sendable {
+    struct Settings: SubcommandSettings {
         var folders: [String] = []
         var quiet = false
         var json = false
@@ -16,12 +16,12 @@ enum MergeCommand {
     }
 
     static let options: [OptionSpec<Settings>] = [
-        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
+        .quiet,
         .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
         .value(["--people-file"], "FILE", "With shards run with --people: the people file the merged grouping honours (default: <out>/people.txt).") {
             $0.peopleFile = $1
         },
-        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+        .help,
     ]
 
     /// `--help`'s paragraph between the usage line and the options.
@@ -41,14 +41,7 @@ enum MergeCommand {
         var lock: OutputLock?
     }
 
-    static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
-        var settings = Settings()
-        if let status = ArgumentReader.subcommand(
-            arguments, table: options, into: &settings, usage: usage, about: about, showHelp: \.showHelp,
-            operands: \.folders)
-        {
-            return status
-        }
+    static func run(_ settings: Settings, stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
         let folders = settings.folders
         guard folders.count >= 2 else {
             return ArgumentReader.usageError("merge needs an output folder and at least one shard folder", usage: usage)
@@ -117,53 +110,86 @@ enum MergeCommand {
             let store = StateStore(output: output, shard: nil)
             try store.prepare()
             temporaries.use(folder: store.temporaryFolder)
+            let target = Destination(output: output, store: store, settingsHash: hash, settings: settings, temporaries: temporaries)
             // --people: who each face was in an earlier merge into this folder.
             let previous = PreviousPeople(store: store)
-            var merged = try write(shards, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
-            // --dedup and --split as the shards were run with: groups across shards.
+            let written = try write(shards, into: output, settingsHash: hash, settings: settings, temporaries: temporaries)
             let described = shards[0].index.header["settings"] as? [String: Any]
             let split = (described?["split"] as? String).flatMap { try? SplitSpec.parse($0).get() }
-            if let threshold = described?["dedup"] as? Int {
-                merged = try DedupStep.run(
-                    store: store, output: output, threshold: threshold, split: split, settingsHash: hash, settings: settings,
-                    temporaries: temporaries)
-            }
-            if described?["people"] is String {
-                let curation = PeopleStep.Curation(
-                    split: split, splitByPerson: described?["split_by"] as? String == "person",
-                    keep: Set(described?["keep_person"] as? [String] ?? []))
-                merged = try PeopleStep.apply(
-                    to: merged, store: store, output: output, settingsHash: hash, settings: settings, temporaries: temporaries,
-                    previous: previous, curation: curation, people: people)
-            }
+            let merged = try curate(written, target: target, described: described, split: split, previous: previous, people: people)
             let runs = shardRuns(shards, photos: merged.photos, started: started)
-            var stats = Stats(
-                settings: settings, settingsHash: hash, counts: merged,
-                elapsed: runs.merge, jobs: 1, interrupted: false, removed: 0, shard: nil)
-            stats.shardRuns = runs
-            stats.splitNames = split?.parts.map(\.name) ?? []
-            try AtomicFile.write(Array((stats.json.pretty() + "\n").utf8), to: output + "/" + Stats.fileName, temporaries: temporaries)
+            let stats = try writeStats(merged, runs: runs, split: split, target: target)
             if json { Terminal.stdout(stats.json.serialized() + "\n") }
             if !quiet {
                 Terminal.stderr("facecrop: merged \(count) shards: \(merged.photos) photos, \(merged.faces) faces; \(runs.summary) -> '\(output)'\n")
             }
-            // The contact sheet and report of the whole dataset (shards make none).
-            // The report's ticks add to the merged dataset's own rejections
-            // file. Without one, a dataset with rejected faces had its file
-            // elsewhere (the shards' --rejections): no ticks, rather than a
-            // saved file that drops those entries.
-            let rejectionsPath = output + "/" + RejectionsFile.defaultName
-            let ownFile = FileManager.default.fileExists(atPath: rejectionsPath) || merged.rejected == 0
-            let failures = await Finishers.run(
-                FinishedRun(
-                    output: output, records: store.records, stats: stats.json, temporaries: temporaries, stop: stop,
-                    rejections: ownFile ? try? RejectionsFile.load(path: rejectionsPath) : nil, people: people.file),
-                FinishSettings(splits: split?.parts.map(\.name) ?? []))
+            let failures = await finish(merged, stats: stats, split: split, target: target, stop: stop, people: people)
             for failure in failures { Terminal.stderr("facecrop: error: \(failure)\n") }
             return merged.errors > 0 || !failures.isEmpty ? ExitStatus.failure : ExitStatus.success
         } catch {
             throw .outputUnusable(output, reason: error.reason)
         }
+    }
+
+    /// The merged folder and what its files are written with.
+    struct Destination {
+        var output: String
+        var store: StateStore
+        var settingsHash: String
+        var settings: JSON
+        var temporaries: TemporaryFiles
+    }
+
+    /// --dedup and --split as the shards were run with (`described`, their
+    /// settings): groups across shards; then --people's grouping.
+    private static func curate(
+        _ counts: RunCounts, target: Destination, described: [String: Any]?, split: SplitSpec?, previous: PreviousPeople,
+        people: PeopleStep.PeopleFiling
+    ) throws(WriteFailure) -> RunCounts {
+        var merged = counts
+        if let threshold = described?["dedup"] as? Int {
+            merged = try DedupStep.run(
+                store: target.store, output: target.output, threshold: threshold, split: split, settingsHash: target.settingsHash,
+                settings: target.settings, temporaries: target.temporaries)
+        }
+        if described?["people"] is String {
+            let curation = PeopleStep.Curation(
+                split: split, splitByPerson: described?["split_by"] as? String == "person",
+                keep: Set(described?["keep_person"] as? [String] ?? []))
+            merged = try PeopleStep.apply(
+                to: merged, store: target.store, output: target.output, settingsHash: target.settingsHash, settings: target.settings,
+                temporaries: target.temporaries, previous: previous, curation: curation, people: people)
+        }
+        return merged
+    }
+
+    /// The merged dataset's stats.json, written.
+    private static func writeStats(_ merged: RunCounts, runs: ShardRuns, split: SplitSpec?, target: Destination) throws(WriteFailure) -> Stats {
+        var stats = Stats(
+            settings: target.settings, settingsHash: target.settingsHash, counts: merged,
+            elapsed: runs.merge, jobs: 1, interrupted: false, removed: 0, shard: nil)
+        stats.shardRuns = runs
+        stats.splitNames = split?.parts.map(\.name) ?? []
+        try AtomicFile.write(
+            Array((stats.json.pretty() + "\n").utf8), to: target.output + "/" + Stats.fileName, temporaries: target.temporaries)
+        return stats
+    }
+
+    /// The contact sheet and report of the whole dataset (shards make none).
+    /// The report's ticks add to the merged dataset's own rejections file.
+    /// Without one, a dataset with rejected faces had its file elsewhere (the
+    /// shards' --rejections): no ticks, rather than a saved file that drops
+    /// those entries. Returns the errors met.
+    private static func finish(
+        _ merged: RunCounts, stats: Stats, split: SplitSpec?, target: Destination, stop: StopRequest, people: PeopleStep.PeopleFiling
+    ) async -> [String] {
+        let rejectionsPath = target.output + "/" + RejectionsFile.defaultName
+        let ownFile = FileManager.default.fileExists(atPath: rejectionsPath) || merged.rejected == 0
+        return await Finishers.run(
+            FinishedRun(
+                output: target.output, records: target.store.records, stats: stats.json, temporaries: target.temporaries, stop: stop,
+                rejections: ownFile ? try? RejectionsFile.load(path: rejectionsPath) : nil, people: people.file),
+            FinishSettings(splits: split?.parts.map(\.name) ?? []))
     }
 
     /// The shards' own run, read from their stats files, and the merge's time.

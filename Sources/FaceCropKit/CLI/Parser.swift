@@ -154,24 +154,6 @@ enum ArgumentReader {
 
     /// Prints a usage error the way every facecrop command does (the message,
     /// the command's usage line, where to get help) and returns its status.
-    /// A subcommand's arguments read into `settings` (every argument not an
-    /// option is appended to `operands`): nil to go on, or the status to
-    /// exit with, after a usage error was reported or `--help` (`showHelp`)
-    /// printed the usage, `about` and the options.
-    static func subcommand<Settings>(
-        _ arguments: [String], table: [OptionSpec<Settings>], into settings: inout Settings, usage: String,
-        about: [String], showHelp: KeyPath<Settings, Bool>, operands: WritableKeyPath<Settings, [String]>
-    ) -> Int32? {
-        do {
-            _ = try read(arguments, table: table, into: &settings) { $0[keyPath: operands].append($1) }
-        } catch {
-            return usageError(error.description, usage: usage)
-        }
-        guard settings[keyPath: showHelp] else { return nil }
-        Terminal.stdout(([usage, ""] + about + ["", "Options:"] + helpLines(table)).joined(separator: "\n") + "\n")
-        return ExitStatus.success
-    }
-
     static func usageError(_ message: String, usage: String) -> Int32 {
         Terminal.stderr("Error: \(message)\n\(usage)\nSee 'facecrop --help' for more information.\n")
         return ExitStatus.usage

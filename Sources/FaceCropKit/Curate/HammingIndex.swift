@@ -35,22 +35,45 @@ enum HammingIndex {
         let flips = allowances(radius: radius)
         let met = flips.filter { $0 >= 0 }.map { masks(upTo: $0).count }.reduce(0, +)
         if !(indexed ?? (radius < 64 && met < 65_536 / 4)) {
-            codes.withUnsafeBufferPointer { codes in
-                for i in codes.indices {
-                    let a = codes[i]
-                    for j in (i + 1)..<codes.count where (a ^ codes[j]).nonzeroBitCount <= radius { body(i, j) }
-                }
-            }
+            everyPair(codes, radius: radius, body)
             return
         }
-        let count = codes.count
-        var order = [Int32](repeating: 0, count: count)
-        var sorted = [UInt64](repeating: 0, count: count)
-        var start = [Int32](repeating: 0, count: 65_537)
+        var buckets = Buckets(count: codes.count)
         var earlier: [(shift: UInt64, flips: Int)] = []
         for chunk in 0..<4 where flips[chunk] >= 0 {
             let shift = UInt64(16 * chunk)
-            // Counting sort by the chunk's value; a bucket keeps positions in order.
+            buckets.sort(codes, shift: shift)
+            buckets.scan(radius: radius, others: masks(upTo: flips[chunk]).filter { $0 != 0 }, earlier: earlier, body)
+            earlier.append((shift, flips[chunk]))
+        }
+    }
+
+    /// Every pair compared, in order: the reference, and the cheaper way at
+    /// large radii.
+    private static func everyPair(_ codes: [UInt64], radius: Int, _ body: (Int, Int) -> Void) {
+        codes.withUnsafeBufferPointer { codes in
+            for i in codes.indices {
+                let a = codes[i]
+                for j in (i + 1)..<codes.count where (a ^ codes[j]).nonzeroBitCount <= radius { body(i, j) }
+            }
+        }
+    }
+
+    /// The codes sorted into 65,536 buckets by one chunk's value: bucket v
+    /// holds `sorted[start[v]..<start[v + 1]]`, whose positions in the
+    /// codes are `order`'s. Its arrays are reused from chunk to chunk.
+    private struct Buckets {
+        var order: [Int32]
+        var sorted: [UInt64]
+        var start = [Int32](repeating: 0, count: 65_537)
+
+        init(count: Int) {
+            order = [Int32](repeating: 0, count: count)
+            sorted = [UInt64](repeating: 0, count: count)
+        }
+
+        /// Counting sort by the chunk's value; a bucket keeps positions in order.
+        mutating func sort(_ codes: [UInt64], shift: UInt64) {
             for v in start.indices { start[v] = 0 }
             for code in codes { start[Int((code >> shift) & 0xffff) + 1] += 1 }
             for v in 0..<65_536 { start[v + 1] += start[v] }
@@ -62,8 +85,12 @@ enum HammingIndex {
                 sorted[at] = code
                 next[v] += 1
             }
-            let others = masks(upTo: flips[chunk]).filter { $0 != 0 }
-            let before = earlier
+        }
+
+        /// Compares every bucket with itself and with the buckets `others`
+        /// away (each pair of buckets once), and reports each pair at most
+        /// `radius` apart that no `earlier` chunk reported.
+        func scan(radius: Int, others: [UInt16], earlier before: [(shift: UInt64, flips: Int)], _ body: (Int, Int) -> Void) {
             order.withUnsafeBufferPointer { order in
                 sorted.withUnsafeBufferPointer { sorted in
                     start.withUnsafeBufferPointer { start in
@@ -72,38 +99,31 @@ enum HammingIndex {
                             for e in before where Int(((d >> e.shift) & 0xffff).nonzeroBitCount) <= e.flips { return true }
                             return false
                         }
-                        func report(_ x: Int, _ y: Int) {
-                            let (a, b) = (Int(order[x]), Int(order[y]))
-                            body(min(a, b), max(a, b))
+                        func test(_ x: Int, against ys: Range<Int>) {
+                            let a = sorted[x]
+                            for y in ys {
+                                let d = a ^ sorted[y]
+                                if d.nonzeroBitCount <= radius, !reportedBefore(d) {
+                                    let (a, b) = (Int(order[x]), Int(order[y]))
+                                    body(min(a, b), max(a, b))
+                                }
+                            }
                         }
                         for v in 0..<65_536 {
                             let (first, end) = (Int(start[v]), Int(start[v + 1]))
                             guard first < end else { continue }
-                            for x in first..<end {
-                                let a = sorted[x]
-                                for y in (x + 1)..<end {
-                                    let d = a ^ sorted[y]
-                                    if d.nonzeroBitCount <= radius, !reportedBefore(d) { report(x, y) }
-                                }
-                            }
+                            for x in first..<end { test(x, against: (x + 1)..<end) }
                             for mask in others {
                                 let w = v ^ Int(mask)
                                 guard w > v else { continue }
                                 let (otherFirst, otherEnd) = (Int(start[w]), Int(start[w + 1]))
                                 guard otherFirst < otherEnd else { continue }
-                                for x in first..<end {
-                                    let a = sorted[x]
-                                    for y in otherFirst..<otherEnd {
-                                        let d = a ^ sorted[y]
-                                        if d.nonzeroBitCount <= radius, !reportedBefore(d) { report(x, y) }
-                                    }
-                                }
+                                for x in first..<end { test(x, against: otherFirst..<otherEnd) }
                             }
                         }
                     }
                 }
             }
-            earlier.append((shift, flips[chunk]))
         }
     }
 

@@ -3,10 +3,10 @@ import Foundation
 /// `facecrop reject <dataset> <crop>...`: adds the faces of the crops named
 /// (by file or by their number on the contact sheet and report) to the
 /// rejections file. The next run into the dataset removes their crops.
-enum RejectCommand {
+enum RejectCommand: Subcommand {
     static let usage = "Usage: facecrop reject <dataset> <crop-file | #number>... [--rejections FILE] [--quiet]"
 
-    struct Settings: Sendable {
+    struct Settings: SubcommandSettings {
         var arguments: [String] = []
         var rejections: String?
         var quiet = false
@@ -17,8 +17,8 @@ enum RejectCommand {
         .value(["--rejections"], "FILE", "The rejections file to add to (default: <dataset>/rejections.txt).") {
             $0.rejections = $1
         },
-        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
-        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+        .quiet,
+        .help,
     ]
 
     /// `--help`'s paragraph between the usage line and the options.
@@ -29,15 +29,8 @@ enum RejectCommand {
         "run, and a run into a fresh folder given the same file, leaves them out.",
     ]
 
-    static func run(_ arguments: [String], temporaries: TemporaryFiles) -> Int32 {
-        var settings = Settings()
-        if let status = ArgumentReader.subcommand(
-            arguments, table: options, into: &settings, usage: usage, about: about, showHelp: \.showHelp,
-            operands: \.arguments)
-        {
-            return status
-        }
-        return CurationCommand.append(
+    static func run(_ settings: Settings, temporaries: TemporaryFiles) -> Int32 {
+        CurationCommand.append(
             RejectionsFile.self, operands: settings.arguments, file: settings.rejections, defaultName: RejectionsFile.defaultName,
             quiet: settings.quiet, temporaries: temporaries,
             words: ("reject", "rejection", "the next run removes their crops", usage)

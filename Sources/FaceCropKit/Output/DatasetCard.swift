@@ -61,60 +61,78 @@ enum DatasetCard {
         return lines.contains { $0 == marker } ? nil : "was not written by facecrop"
     }
 
-    /// The card's text.
+    /// The card's text: the YAML header, then its sections in order.
     static func card(_ contents: Contents) -> String {
-        let stats = contents.stats
-        let settings = stats["settings"] ?? .object([])
-        let splits = contents.splits.isEmpty ? ["train"] : contents.splits
-        let format = settings["format"]?.text ?? "jpg"
+        var out = header(contents) + introduction(contents) + splitsSection(contents) + photosSection(contents.stats)
+        out += "\n## Detector\n\n" + detectorLine(contents.settings) + "\n" + licence
+        return out + howItWasMade(contents) + fieldsSection(contents)
+    }
+
+    /// The licence section, for whoever shares the dataset to fill in.
+    static let licence =
+        "\n## Licence\n\n<!-- licence: say here under which licence the crops may be used. -->\n"
+        + "Not stated yet. Each crop is part of a photo: it carries that photo's licence and the rights of the "
+        + "person it shows. Say here under which terms the crops may be used (and, for the Hub, add a "
+        + "`license:` line to the header above) before you share them.\n"
+
+    /// The YAML header: the splits and their files.
+    private static func header(_ contents: Contents) -> String {
         var out = "---\n"
         out += "# Written by facecrop: the splits and their files, so that `datasets` takes\n"
         out += "# no split from words in the crops' paths.\n"
         out += "configs:\n- config_name: default\n  data_files:\n"
-        // A split without a crop is left out: `datasets` refuses a whole
-        // dataset with an empty split ("corresponds to no data").
-        let declared = contents.splits.isEmpty ? splits : splits.filter { (stats["splits"]?[$0]?.intValue ?? 0) > 0 }
+        let splits = contents.splitNames
+        let declared = contents.declared
         for split in declared.isEmpty ? [splits[0]] : declared {
             out += "  - split: \(split)\n    path:\n"
-            for pattern in dataFiles(split: contents.splits.isEmpty ? nil : split, format: format) {
+            for pattern in dataFiles(split: contents.splits.isEmpty ? nil : split, format: contents.format) {
                 out += "    - \(yamlQuoted(pattern))\n"
             }
         }
-        out += "---\n\n\(marker)\n\n"
+        return out + "---\n\n\(marker)\n\n"
+    }
 
-        let faces = stats["faces"]?.intValue ?? 0
-        let photos = stats["photos"]?.intValue ?? 0
-        let size = settings["size"]?.text ?? "?"
-        let version = stats["version"]?.text ?? OptionTable.version
-        out += "# Face crops\n\n"
-        let formatName = ["jpg": "JPEG", "webp": "WebP"][format] ?? format.uppercased()
-        out += "\(count(faces, "crop")) of \(size) x \(size) pixels (\(formatName)) cut from "
-        out += "\(count(photos, "photo")) by facecrop \(version): a row per crop, with the crop as `image` and its "
+    /// The title, what a row is, and how to load it.
+    private static func introduction(_ contents: Contents) -> String {
+        let stats = contents.stats
+        let size = contents.settings["size"]?.text ?? "?"
+        var out = "# Face crops\n\n"
+        let formatName = ["jpg": "JPEG", "webp": "WebP"][contents.format] ?? contents.format.uppercased()
+        out += "\(count(contents.faces, "crop")) of \(size) x \(size) pixels (\(formatName)) cut from "
+        out += "\(count(stats["photos"]?.intValue ?? 0, "photo")) by facecrop \(contents.version): a row per crop, with the crop as `image` and its "
         out += "line of `manifest.jsonl` as the other columns.\n\n"
         out += "```python\nfrom datasets import load_dataset\n\n"
         out += "faces = load_dataset(\"path/to/this/folder\")  # or the Hub repository that holds it\n"
-        out += "print(faces[\"\(splits[0])\"][0])\n```\n\n"
+        out += "print(faces[\"\(contents.splitNames[0])\"][0])\n```\n\n"
+        return out
+    }
 
-        out += "## Splits\n\n| split | crops | folder |\n| --- | ---: | --- |\n"
-        let counted = stats["splits"]
-        for split in splits {
-            let crops = contents.splits.isEmpty ? faces : counted?[split]?.intValue ?? 0
+    /// The splits: their crops and folders, and how photos were put in them.
+    private static func splitsSection(_ contents: Contents) -> String {
+        var out = "## Splits\n\n| split | crops | folder |\n| --- | ---: | --- |\n"
+        let counted = contents.stats["splits"]
+        for split in contents.splitNames {
+            let crops = contents.splits.isEmpty ? contents.faces : counted?[split]?.intValue ?? 0
             out += "| \(split) | \(crops) | `\(contents.splits.isEmpty ? "." : split + "/")` |\n"
         }
         if contents.splits.isEmpty {
             out += "\nOne split, `train`: every crop. (`--split` makes more, chosen by each photo's content.)\n"
         } else {
             out += "\nEach photo's crops are in one split, chosen from a hash of the photo's content "
-            out += "(`--split \(settings["split"]?.text ?? "")`); near-duplicates stay on one side."
-            let empty = splits.filter { !declared.contains($0) }
+            out += "(`--split \(contents.settings["split"]?.text ?? "")`); near-duplicates stay on one side."
+            let empty = contents.splitNames.filter { !contents.declared.contains($0) }
             if !empty.isEmpty {
                 out += " Not in the header, having no crop: \(empty.map { "`\($0)`" }.joined(separator: ", "))."
             }
             out += "\n"
         }
+        return out
+    }
 
-        out += "\n## Photos\n\n| | photos |\n| --- | ---: |\n"
-        out += "| read | \(photos) |\n"
+    /// The photos read and what became of them.
+    private static func photosSection(_ stats: JSON) -> String {
+        var out = "\n## Photos\n\n| | photos |\n| --- | ---: |\n"
+        out += "| read | \(stats["photos"]?.intValue ?? 0) |\n"
         let tally = stats["counts"]
         for (name, label) in [
             ("ok", "with a crop"), ("no_face", "without a face"), ("no_person", "without a person"), ("error", "failed"),
@@ -124,26 +142,26 @@ enum DatasetCard {
         for (name, label) in [("rejected", "Faces rejected by a person"), ("duplicate", "Near-duplicate faces left out")] {
             if let value = stats[name]?.intValue { out += "\n\(label): \(value).\n" }
         }
+        return out
+    }
 
-        out += "\n## Detector\n\n"
-        out += detectorLine(settings) + "\n"
-
-        out += "\n## Licence\n\n<!-- licence: say here under which licence the crops may be used. -->\n"
-        out += "Not stated yet. Each crop is part of a photo: it carries that photo's licence and the rights of the "
-        out += "person it shows. Say here under which terms the crops may be used (and, for the Hub, add a "
-        out += "`license:` line to the header above) before you share them.\n"
-
-        out += "\n## How it was made\n\n"
-        out += "With facecrop \(version), from the photos' content and these "
-        out += "settings (settings hash `\(stats["settings_hash"]?.text ?? "")`). The same photos and settings give the "
+    /// The version and every setting.
+    private static func howItWasMade(_ contents: Contents) -> String {
+        var out = "\n## How it was made\n\n"
+        out += "With facecrop \(contents.version), from the photos' content and these "
+        out += "settings (settings hash `\(contents.stats["settings_hash"]?.text ?? "")`). The same photos and settings give the "
         out += "same bytes again, whatever `--jobs` or the number of shards; `stats.json` holds the same "
         out += "settings, `manifest.jsonl` a line for every photo, including those without a crop.\n\n"
         out += "| setting | value |\n| --- | --- |\n"
-        if case .object(let members) = settings {
+        if case .object(let members) = contents.settings {
             for (name, value) in members { out += "| `\(name)` | \(tableCell(value.text)) |\n" }
         }
+        return out
+    }
 
-        out += "\n## Fields\n\n"
+    /// The columns of a row.
+    private static func fieldsSection(_ contents: Contents) -> String {
+        var out = "\n## Fields\n\n"
         out += "Every row: `image` (the crop; `file_name` in metadata.jsonl is its path relative to "
         out += contents.splits.isEmpty ? "this folder" : "its split's folder"
         out += "), then these columns, one for each field of the crop's `manifest.jsonl` line (a field a line "
@@ -199,4 +217,17 @@ enum DatasetCard {
     static func tableCell(_ text: String) -> String {
         text.isEmpty ? "" : text.replacingOccurrences(of: "|", with: "\\|")
     }
+}
+
+extension DatasetCard.Contents {
+    var settings: JSON { stats["settings"] ?? .object([]) }
+    /// The splits named in the card: `--split`'s, or `train`.
+    var splitNames: [String] { splits.isEmpty ? ["train"] : splits }
+    /// The splits the header declares. A split without a crop is left out:
+    /// `datasets` refuses a whole dataset with an empty split ("corresponds
+    /// to no data").
+    var declared: [String] { splits.isEmpty ? splitNames : splitNames.filter { (stats["splits"]?[$0]?.intValue ?? 0) > 0 } }
+    var format: String { settings["format"]?.text ?? "jpg" }
+    var faces: Int { stats["faces"]?.intValue ?? 0 }
+    var version: String { stats["version"]?.text ?? OptionTable.version }
 }

@@ -146,35 +146,8 @@ enum Manifest {
         guard record.status == .ok else { return true }
         var faces: [FaceRecord] = []
         for line in parsed {
-            let status = line.status.flatMap(FaceStatus.init(rawValue:)) ?? .ok
-            guard let index = line.face, let box = line.bbox, box.count == 4, let score = line.score,
-                (line.crop != nil) == (status == .ok), let padded = line.padded
-            else { return false }
-            var video: VideoFace?
-            if let time = line.time, let frame = line.frame, let track = line.track {
-                video = VideoFace(
-                    time: time, frame: frame, track: track, rank: line.trackRank, trackLength: line.trackLength,
-                    quality: line.quality, frontality: line.frontality)
-            }
-            var quality: FaceQuality?
-            if let score = line.faceQuality, let reason = line.qualityReason, let facePx = line.facePx,
-                let upscaled = line.upscaled, let exposure = line.exposure, let blocks = line.blocking, let outside = line.outside
-            {
-                quality = FaceQuality(
-                    pose: line.pose.map { FacePose(yaw: $0.yaw, pitch: $0.pitch, roll: $0.roll) }, facePx: facePx,
-                    upscaled: upscaled, mean: exposure.mean, dark: exposure.dark, bright: exposure.bright, blocks: blocks,
-                    jpegQuality: line.jpegQuality, outside: outside, score: score, reason: reason)
-            }
-            faces.append(
-                FaceRecord(
-                    index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
-                    target: line.target.flatMap(Target.init(rawValue:)) ?? .face, aligned: line.aligned ?? false,
-                    angle: line.angle ?? 0, sharpness: line.sharpness ?? 0, quality: quality, crop: line.crop ?? "", padded: padded,
-                    landmarks: AlignmentJSON.landmarks(from: line.landmarks, estimated: line.landmarksEstimated),
-                    transform: AlignmentJSON.transform(from: line.transform),
-                    status: status, phash: line.phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: line.duplicateOf,
-                    embeddingRow: line.embedding, person: line.person, split: line.split, video: video,
-                    tagged: line.tagged ?? false, tagName: line.tagName, foundByTag: line.foundBy == "tag"))
+            guard let face = line.faceRecord else { return false }
+            faces.append(face)
         }
         record.faces = faces
         Manifest.settle(&record)
@@ -189,7 +162,7 @@ enum Manifest {
     }
 
     /// The members of a manifest line a record keeps (the rest it knows already).
-    private struct Line: Decodable {
+    fileprivate struct Line: Decodable {
         var face: Int?
         var bbox: [Int]?
         var score: Double?
@@ -240,15 +213,52 @@ enum Manifest {
         var taggedFacesFound: Int?
     }
 
-    private struct Pose: Decodable {
+    fileprivate struct Pose: Decodable {
         var yaw: Double
         var pitch: Double
         var roll: Double
     }
 
-    private struct Exposure: Decodable {
+    fileprivate struct Exposure: Decodable {
         var mean: Double
         var dark: Double
         var bright: Double
+    }
+}
+
+extension Manifest.Line {
+    /// The face of a crop's line; nil if the line is not one `lines(of:)` writes.
+    var faceRecord: FaceRecord? {
+        let status = self.status.flatMap(FaceStatus.init(rawValue:)) ?? .ok
+        guard let index = face, let box = bbox, box.count == 4, let score, (crop != nil) == (status == .ok), let padded else {
+            return nil
+        }
+        return FaceRecord(
+            index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
+            target: target.flatMap(Target.init(rawValue:)) ?? .face, aligned: aligned ?? false,
+            angle: angle ?? 0, sharpness: sharpness ?? 0, quality: faceQualityRecord, crop: crop ?? "", padded: padded,
+            landmarks: AlignmentJSON.landmarks(from: landmarks, estimated: landmarksEstimated),
+            transform: AlignmentJSON.transform(from: transform),
+            status: status, phash: phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: duplicateOf,
+            embeddingRow: embedding, person: person, split: split, video: videoFace,
+            tagged: tagged ?? false, tagName: tagName, foundByTag: foundBy == "tag")
+    }
+
+    /// A video face's time, frame and track; nil for a photo's face.
+    private var videoFace: VideoFace? {
+        guard let time, let frame, let track else { return nil }
+        return VideoFace(
+            time: time, frame: frame, track: track, rank: trackRank, trackLength: trackLength, quality: quality, frontality: frontality)
+    }
+
+    /// The quality record; nil for a line that has none.
+    private var faceQualityRecord: FaceQuality? {
+        guard let faceQuality, let qualityReason, let facePx, let upscaled, let exposure, let blocking, let outside else {
+            return nil
+        }
+        return FaceQuality(
+            pose: pose.map { FacePose(yaw: $0.yaw, pitch: $0.pitch, roll: $0.roll) }, facePx: facePx,
+            upscaled: upscaled, mean: exposure.mean, dark: exposure.dark, bright: exposure.bright, blocks: blocking,
+            jpegQuality: jpegQuality, outside: outside, score: faceQuality, reason: qualityReason)
     }
 }

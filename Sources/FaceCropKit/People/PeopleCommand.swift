@@ -6,11 +6,11 @@ import Foundation
 /// then the faces with no person. With `--name`, `--add`, `--not` or
 /// `--ignore` and crops, it appends statements about those crops' faces to
 /// the people file instead (as `facecrop reject` does to rejections.txt).
-enum PeopleCommand {
+enum PeopleCommand: Subcommand {
     static let usage =
         "Usage: facecrop people <dataset> [--json] | <dataset> (--name NAME | --add NAME | --not NAME | --ignore) <crop-file | #number>... [--people-file FILE]"
 
-    struct Settings: Sendable {
+    struct Settings: SubcommandSettings {
         var arguments: [String] = []
         var json = false
         var kind: PeopleStatement.Kind?
@@ -52,14 +52,7 @@ enum PeopleCommand {
         "--people applies them.",
     ]
 
-    static func run(_ arguments: [String], temporaries: TemporaryFiles) -> Int32 {
-        var settings = Settings()
-        if let status = ArgumentReader.subcommand(
-            arguments, table: options, into: &settings, usage: usage, about: about, showHelp: \.showHelp,
-            operands: \.arguments)
-        {
-            return status
-        }
+    static func run(_ settings: Settings, temporaries: TemporaryFiles) -> Int32 {
         if settings.statements > 1 {
             return ArgumentReader.usageError("give one of --name, --add, --not and --ignore", usage: usage)
         }

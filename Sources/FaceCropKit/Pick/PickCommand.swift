@@ -5,12 +5,12 @@ import Foundation
 /// and most varied crops, chosen from the dataset's manifest (see
 /// PickChooser) and written to `<out>` (see PickWriter). Reads the dataset,
 /// never changes it.
-enum PickCommand {
+enum PickCommand: Subcommand {
     static let usage =
         "Usage: facecrop pick <dataset> <out> [--person NAME|ID] [--count N | --per-person N] [--photos DIR]... [options]"
     static let defaultCount = 20
 
-    struct Settings: Sendable {
+    struct Settings: SubcommandSettings {
         var operands: [String] = []
         var person: String?
         var count: Int?
@@ -52,8 +52,8 @@ enum PickCommand {
         .value(["--per-track"], "N", "At most N crops of one video track (default 1).") {
             $0.perTrack = try OptionTable.int($1, "--per-track", 1...100_000)
         },
-        .flag(["-q", "--quiet"], "No summary line; errors are still printed.") { $0.quiet = true },
-        .flag(["-h", "--help"], "Show this help.") { $0.showHelp = true },
+        .quiet,
+        .help,
     ]
 
     /// `--help`'s paragraph between the usage line and the options.
@@ -69,13 +69,7 @@ enum PickCommand {
         "only read.",
     ]
 
-    static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) -> Int32 {
-        var settings = Settings()
-        if let status = ArgumentReader.subcommand(
-            arguments, table: options, into: &settings, usage: usage, about: about, showHelp: \.showHelp, operands: \.operands)
-        {
-            return status
-        }
+    static func run(_ settings: Settings, stop: StopRequest, temporaries: TemporaryFiles) -> Int32 {
         do throws(FaceCropError) {
             try check(settings)
             let (count, summary) = try pick(settings, stop: stop, temporaries: temporaries)

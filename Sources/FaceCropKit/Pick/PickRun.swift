@@ -100,14 +100,7 @@ extension PickCommand {
                 person.unicodeScalars.map { $0 == "/" || $0 == "\\" || $0.value < 0x20 || PeopleName.isControl($0) ? "_" : $0 }))
         if name.hasPrefix(".") || name.isEmpty { name = "_" + name.dropFirst() }
         while name.utf8.count > 240 { name.removeLast() }
-        var unique = name
-        var counter = 2
-        while used.contains(unique) {
-            unique = "\(name)-\(counter)"
-            counter += 1
-        }
-        used.insert(unique)
-        return unique
+        return used.insertUnique(name)
     }
 
     /// The crop settings: the dataset's (stats.json), with `--size` and `--margin`.

@@ -168,14 +168,7 @@ public struct PhotoFinder: Sendable {
             var base = (input as NSString).standardizingPath
             base = (base as NSString).lastPathComponent
             if base.isEmpty || base == "/" || base == "." || base == ".." { base = "input" }
-            var label = base
-            var counter = 2
-            while used.contains(label) {
-                label = "\(base)-\(counter)"
-                counter += 1
-            }
-            used.insert(label)
-            return label
+            return used.insertUnique(base)
         }
     }
 }

@@ -65,6 +65,28 @@ public struct PhotoWalk: Sequence {
         var identity: FileIdentity?
     }
 
+    /// A folder's place in a photo library, as its listing sees it.
+    fileprivate struct LibraryScope {
+        /// The Apple Photos bundle this folder is.
+        var bundle: [UInt8]?
+        /// The bundle's originals kept in iCloud.
+        var missing: Set<String> = []
+        /// The only names the walk sees here; nil: every name.
+        var only: Set<String>?
+
+        /// The role of the entry `name` of a folder with this scope and `role`.
+        func role(of name: String, in role: Libraries.Role) -> Libraries.Role {
+            if let bundle {
+                name == "resources" ? .resources(missing: missing) : .originals(bundle: bundle)
+            } else {
+                switch role {
+                case .resources(let absent): name == "renders" ? .renders : .derivatives(missing: absent)
+                default: role
+                }
+            }
+        }
+    }
+
     public final class Iterator: IteratorProtocol {
         private let walk: PhotoWalk
         private var input = -1
@@ -128,51 +150,13 @@ public struct PhotoWalk: Sequence {
             guard let directory = FileName.withCPath(folder, { opendir($0) }) else {
                 return [problem(relative.isEmpty ? "." : relative, "cannot read folder: \(systemError(errno))")]
             }
-            var names: [[UInt8]] = []
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
-                if name.first == UInt8(ascii: ".") { continue }  // hidden, ".", ".."
-                names.append(name)
-            }
-            closedir(directory)
+            let names = readNames(directory)
             let texts = names.map(FileName.text)
             let folderPath = folder.last == UInt8(ascii: "/") ? Array(folder.dropLast()) : folder
             var keyed: [(key: [UInt8], entry: Entry)] = []
-            let edits = walk.finder.libraryEdits
-            let derivatives = walk.finder.libraryDerivatives
-            // An Apple Photos bundle: only its originals (and, with
-            // --library-edits, its renders; with --library-derivatives, the
-            // largest derivative of a photo with no original); a count of
-            // originals kept in iCloud otherwise.
-            var bundle: [UInt8]?
-            var missing: Set<String> = []
-            var only: Set<String>?
-            if role == .plain, let originals = Libraries.photosBundle(folderPath, names: Set(texts)) {
-                bundle = folderPath
-                if originals == "originals" {
-                    let (absent, total) = Libraries.missingOriginals(bundle: folderPath, originals: originals)
-                    missing = absent
-                    if !absent.isEmpty && !derivatives {
-                        // Named as the folder, so it sorts just before it.
-                        keyed.append((Array(originals.utf8), problem(PhotoFinder.join(relative, originals), "\(absent.count) of \(total) photos of this Apple Photos library have no original here (kept in iCloud with \"Optimize Mac Storage\"); download the originals in Photos to include them, or use --library-derivatives")))
-                    }
-                }
-                let resources = edits || (derivatives && !missing.isEmpty)
-                only = Set([originals] + (resources ? ["resources"] : []))
-            } else if case .resources(let absent) = role {
-                only = Set((edits ? ["renders"] : []) + (derivatives && !absent.isEmpty ? ["derivatives"] : []))
-            } else if case .derivatives = role {
-                only = Set(texts.filter { $0 != "masters" })  // thumbnails
-            }
+            let scope = libraryScope(folderPath, relative: relative, role: role, texts: texts, keyed: &keyed)
             let photoNames = texts.filter(PhotoFinder.isPhotoName)
-            var skipped = Libraries.skippedForEdits(photoNames, edits: edits)
-            if case .originals(let bundle) = role, edits {
-                for name in photoNames where Libraries.hasRender(bundle: bundle, original: name) { skipped.insert(name) }
-            }
-            if role == .renders { skipped.formUnion(photoNames.filter { !Libraries.isRender($0) }) }
-            if case .derivatives(let absent) = role {
-                skipped.formUnion(Libraries.largestDerivatives(photoNames, in: folderPath, missing: absent))
-            }
+            let skipped = skippedNames(photoNames, folderPath: folderPath, role: role)
             // A video's sidecar too: its names are its track's person (`--people`).
             let videoNames = walk.finder.videos ? texts.filter(VideoFiles.isVideoName) : []
             let sidecars = Libraries.sidecars(
@@ -182,23 +166,15 @@ public struct PhotoWalk: Sequence {
             // edit rules skip), whose .mov is skipped.
             let stills = walk.finder.videos && !walk.finder.livePhotoVideos ? LivePhoto.stillStems(texts) : []
             for (nameBytes, name) in zip(names, texts) {
-                if let only, !only.contains(name) { continue }
+                if let only = scope.only, !only.contains(name) { continue }
                 if skipped.contains(name) { continue }
                 if !stills.isEmpty && LivePhoto.isMotion(name, stills: stills) { continue }
                 let path = folder + (folder.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]) + nameBytes
-                let role: Libraries.Role =
-                    if let bundle {
-                        name == "resources" ? .resources(missing: missing) : .originals(bundle: bundle)
-                    } else {
-                        switch role {
-                        case .resources(let absent): name == "renders" ? .renders : .derivatives(missing: absent)
-                        default: role
-                        }
-                    }
                 let sidecar = sidecars[name].map { String(decoding: folderPath, as: UTF8.self) + "/" + $0 }
                 let xmp = xmps[name].map { String(decoding: folderPath, as: UTF8.self) + "/" + $0 }
                 if let entry = check(
-                    path, name: name, relative: PhotoFinder.join(relative, name), role: role, sidecar: sidecar, xmp: xmp)
+                    path, name: name, relative: PhotoFinder.join(relative, name), role: scope.role(of: name, in: role),
+                    sidecar: sidecar, xmp: xmp)
                 {
                     if case .folder = entry {
                         keyed.append((Array(name.utf8) + [UInt8(ascii: "/")], entry))
@@ -209,6 +185,64 @@ public struct PhotoWalk: Sequence {
             }
             keyed.sort { $0.key.lexicographicallyPrecedes($1.key) }
             return keyed.map(\.entry)
+        }
+
+        /// The names an open folder holds (hidden ones, "." and ".." left
+        /// out), in the order the system gives them; closes the folder.
+        private func readNames(_ directory: OpaquePointer) -> [[UInt8]] {
+            var names: [[UInt8]] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+                if name.first == UInt8(ascii: ".") { continue }  // hidden, ".", ".."
+                names.append(name)
+            }
+            closedir(directory)
+            return names
+        }
+
+        /// Which of a folder's names its library role lets the walk see.
+        /// An Apple Photos bundle: only its originals (and, with
+        /// --library-edits, its renders; with --library-derivatives, the
+        /// largest derivative of a photo with no original); a count of
+        /// originals kept in iCloud otherwise, added to `keyed`.
+        private func libraryScope(
+            _ folderPath: [UInt8], relative: String, role: Libraries.Role, texts: [String], keyed: inout [(key: [UInt8], entry: Entry)]
+        ) -> LibraryScope {
+            let edits = walk.finder.libraryEdits
+            let derivatives = walk.finder.libraryDerivatives
+            var scope = LibraryScope()
+            if role == .plain, let originals = Libraries.photosBundle(folderPath, names: Set(texts)) {
+                scope.bundle = folderPath
+                if originals == "originals" {
+                    let (absent, total) = Libraries.missingOriginals(bundle: folderPath, originals: originals)
+                    scope.missing = absent
+                    if !absent.isEmpty && !derivatives {
+                        // Named as the folder, so it sorts just before it.
+                        keyed.append((Array(originals.utf8), problem(PhotoFinder.join(relative, originals), "\(absent.count) of \(total) photos of this Apple Photos library have no original here (kept in iCloud with \"Optimize Mac Storage\"); download the originals in Photos to include them, or use --library-derivatives")))
+                    }
+                }
+                let resources = edits || (derivatives && !scope.missing.isEmpty)
+                scope.only = Set([originals] + (resources ? ["resources"] : []))
+            } else if case .resources(let absent) = role {
+                scope.only = Set((edits ? ["renders"] : []) + (derivatives && !absent.isEmpty ? ["derivatives"] : []))
+            } else if case .derivatives = role {
+                scope.only = Set(texts.filter { $0 != "masters" })  // thumbnails
+            }
+            return scope
+        }
+
+        /// The photo names a library's edit and derivative rules skip.
+        private func skippedNames(_ photoNames: [String], folderPath: [UInt8], role: Libraries.Role) -> Set<String> {
+            let edits = walk.finder.libraryEdits
+            var skipped = Libraries.skippedForEdits(photoNames, edits: edits)
+            if case .originals(let bundle) = role, edits {
+                for name in photoNames where Libraries.hasRender(bundle: bundle, original: name) { skipped.insert(name) }
+            }
+            if role == .renders { skipped.formUnion(photoNames.filter { !Libraries.isRender($0) }) }
+            if case .derivatives(let absent) = role {
+                skipped.formUnion(Libraries.largestDerivatives(photoNames, in: folderPath, missing: absent))
+            }
+            return skipped
         }
 
         /// What one name in a folder is to the walk; nil when it is skipped.
