@@ -1,4 +1,5 @@
 import CFaceDetect
+import Foundation
 
 /// A box found by a detector, in the pixels of the image it searched.
 struct Detection: Sendable, Equatable {
@@ -70,43 +71,18 @@ final class Cascade: @unchecked Sendable {
     }
 }
 
-/// Several cascades, each run on a photo and on its mirror image: a box
-/// counts by how many of those passes found it.
-///
-/// Not thread-safe: uses its cascades; owned by one `Detector`, which is lent
-/// to one task at a time.
-struct CascadeVote {
-    var cascades: [Cascade]
-    var scaleFactor = 1.05
-    var minNeighbors = 4
-    /// Passes (cascade and orientation) that must find a box to keep it.
-    var minVotes = 3
-    /// The image is searched shrunk to this long side at most (0: as it is).
-    var workSide = 0
+/// The folder of Debian's Haar cascades, from which a finder loads the
+/// ones it needs by name (the LBP ones lie beside it, in `lbpcascades/`).
+struct CascadeFolder {
+    var path: String
 
-    /// Boxes in `image`'s pixels, most votes first, with their votes.
-    func detect(in image: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [(box: PixelRect, votes: Int)] {
-        var params = CFaceDetect_VoteParams(
-            scale_factor: scaleFactor, min_neighbors: Int32(minNeighbors), min_side: Int32(clamping: minSide),
-            max_side: 0, mirror: 1, min_votes: Int32(minVotes), work_side: Int32(clamping: workSide))
-        var boxes: UnsafeMutablePointer<CFaceDetect_VoteBox>?
-        var count = 0
-        var message: UnsafeMutablePointer<CChar>?
-        let handles: [OpaquePointer?] = cascades.map(\.handle)
-        let status = handles.withUnsafeBufferPointer { list in
-            image.pixels.withUnsafeBufferPointer { pixels in
-                CFaceDetect_Vote(
-                    list.baseAddress, list.count, pixels.baseAddress, Int32(image.width), Int32(image.height), image.width,
-                    &params, &boxes, &count, &message)
-            }
-        }
-        return try takeCArray(status, boxes, count: count, message: message, source: source).map {
-            (PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)), Int($0.votes))
-        }
+    func load(_ name: String) throws(FaceCropError) -> Cascade {
+        try Cascade(path: (path as NSString).appendingPathComponent(name))
     }
 
-    /// Passes each image gets: one per cascade and orientation.
-    var passes: Int { cascades.count * 2 }
+    func loadLBP(_ name: String) throws(FaceCropError) -> Cascade {
+        try Cascade(path: ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lbpcascades/" + name))
+    }
 }
 
 /// The list a CFaceDetect call handed out: its items copied into Swift and
