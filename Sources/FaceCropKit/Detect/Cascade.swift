@@ -21,13 +21,7 @@ final class Cascade: @unchecked Sendable {
     let windowSide: Int
 
     init(path: String) throws(FaceCropError) {
-        var handle: OpaquePointer?
-        var message: UnsafeMutablePointer<CChar>?
-        let status = CFaceDetect_CascadeNew(path, &handle, &message)
-        guard status == 0, let handle else {
-            throw .cascadeUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
-        }
-        self.handle = handle
+        handle = try openHandle({ CFaceDetect_CascadeNew(path, &$0, &$1) }) { .cascadeUnavailable(path, reason: $0) }
         self.path = path
         var w: Int32 = 0
         var h: Int32 = 0
@@ -74,6 +68,25 @@ final class Cascade: @unchecked Sendable {
 /// The folder of Debian's Haar cascades, from which a finder loads the
 /// ones it needs by name (the LBP ones lie beside it, in `lbpcascades/`).
 struct CascadeFolder {
+    /// Where Debian's opencv-data (and other common layouts) keep the cascades.
+    static let candidates = [
+        "/usr/share/opencv4/haarcascades",
+        "/usr/share/opencv/haarcascades",
+        "/usr/local/share/opencv4/haarcascades",
+    ]
+    static let defaultCascade = "haarcascade_frontalface_alt2.xml"
+
+    /// `given` if given, else the first readable `name` in `candidates`, else
+    /// where it would be in the first of them.
+    static func resolve(_ given: String?, name: String = defaultCascade) -> String {
+        if let given { return given }
+        for folder in candidates {
+            let path = folder + "/" + name
+            if access(path, R_OK) == 0 { return path }
+        }
+        return candidates[0] + "/" + name
+    }
+
     var path: String
 
     func load(_ name: String) throws(FaceCropError) -> Cascade {
@@ -83,6 +96,21 @@ struct CascadeFolder {
     func loadLBP(_ name: String) throws(FaceCropError) -> Cascade {
         try Cascade(path: ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lbpcascades/" + name))
     }
+}
+
+/// The handle a CFaceDetect constructor (`make`, given where to put the
+/// handle and the message) made, or, when it made none, its message (else
+/// `fallback`) thrown as `failure` makes it.
+func openHandle(
+    _ make: (inout OpaquePointer?, inout UnsafeMutablePointer<CChar>?) -> Int32, fallback: String = "could not load",
+    failure: (String) -> FaceCropError
+) throws(FaceCropError) -> OpaquePointer {
+    var handle: OpaquePointer?
+    var message: UnsafeMutablePointer<CChar>?
+    guard make(&handle, &message) == 0, let handle else {
+        throw failure(takeMessage(message, fallback: fallback, free: CFaceDetect_Free))
+    }
+    return handle
 }
 
 /// The list a CFaceDetect call handed out: its items copied into Swift and

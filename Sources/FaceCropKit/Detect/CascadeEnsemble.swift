@@ -1,25 +1,29 @@
 import CFaceDetect
 
-/// The shim's cascade ensemble call (CFaceDetect_Ensemble) with its eye
-/// cascades: candidates of a frontal cascade, each with the evidence found
-/// inside it. The ensemble finder runs it on the whole image; the single
-/// cascade (eyes for --align) and the cat-face vote (human faces) inside one
-/// box.
+/// The shim's cascade ensemble call (CFaceDetect_Ensemble): candidates of
+/// the `frontal` cascade, each with the evidence found inside it by the
+/// `confirm` cascade (if any) and the eye cascades. The ensemble finder runs
+/// it on the whole image; the single cascade (eyes for --align) and the
+/// cat-face vote (human faces) around one box.
 ///
 /// Not thread-safe: uses its cascades; owned by one finder.
 struct EnsembleSearch {
+    let frontal: Cascade
+    let confirm: Cascade?
     let eye: Cascade
     let eyeglasses: Cascade
 
-    init(_ folder: CascadeFolder) throws(FaceCropError) {
+    /// The eye cascades are loaded from `folder`.
+    init(frontal: Cascade, confirm: Cascade?, folder: CascadeFolder) throws(FaceCropError) {
+        self.frontal = frontal
+        self.confirm = confirm
         eye = try folder.load("haarcascade_eye.xml")
         eyeglasses = try folder.load("haarcascade_eye_tree_eyeglasses.xml")
     }
 
-    func run(
-        _ gray: GrayImage, frontal: Cascade, confirm: Cascade?, minSide: Int, maxSide: Int, frontalNeighbors: Int,
-        source: String
-    ) throws(FaceCropError) -> [CFaceDetect_Candidate] {
+    func run(_ gray: GrayImage, minSide: Int, maxSide: Int, frontalNeighbors: Int, source: String)
+        throws(FaceCropError) -> [CFaceDetect_Candidate]
+    {
         var params = CFaceDetect_EnsembleParams(
             scale_factor: 1.1, min_side: Int32(clamping: max(minSide, frontal.windowSide)),
             max_side: Int32(clamping: maxSide), upscale: 1, frontal_min_neighbors: Int32(frontalNeighbors),
@@ -36,13 +40,12 @@ struct EnsembleSearch {
     }
 
     /// Eyes inside one box, through the ensemble call searching only there.
-    func eyes(in gray: GrayImage, frontal: Cascade, box: PixelRect, source: String) throws(FaceCropError) -> EyePair? {
+    func eyes(in gray: GrayImage, box: PixelRect, source: String) throws(FaceCropError) -> EyePair? {
         // Cut the box (with a margin) and let the ensemble search just there.
         guard let cut = GrayCut(gray, around: box) else { return nil }
         let (x0, y0) = (cut.x, cut.y)
         let candidates = try run(
-            cut.image, frontal: frontal, confirm: nil, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10,
-            frontalNeighbors: 1, source: source)
+            cut.image, minSide: box.width * 8 / 10, maxSide: box.width * 12 / 10, frontalNeighbors: 1, source: source)
         guard let best = candidates.first(where: { $0.eyes == 2 }) else { return nil }
         return EyePair(
             x1: best.eye1_x + Double(x0), y1: best.eye1_y + Double(y0), x2: best.eye2_x + Double(x0),
@@ -58,23 +61,21 @@ struct EnsembleSearch {
 ///
 /// Not thread-safe: owns cascades; used by one `Detector`.
 final class CascadeEnsemble: FaceFinder {
-    private let frontal: Cascade
-    private let confirm: Cascade
+    /// alt2 (or --cascade), the default frontal cascade confirming.
     private let search: EnsembleSearch
     private let minScore: Double
 
     init(_ config: DetectorConfig) throws(FaceCropError) {
         let folder = CascadeFolder(path: config.cascadeFolder)
-        frontal = try Cascade(path: config.cascadePath)
-        confirm = try folder.load("haarcascade_frontalface_default.xml")
-        search = try EnsembleSearch(folder)
+        search = try EnsembleSearch(
+            frontal: Cascade(path: config.cascadePath), confirm: folder.load("haarcascade_frontalface_default.xml"),
+            folder: folder)
         minScore = config.minScore
     }
 
     func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         let candidates = try search.run(
-            gray, frontal: frontal, confirm: confirm, minSide: minSide, maxSide: 0,
-            frontalNeighbors: Calibration.ensembleMinFrontalHits(minScore), source: source)
+            gray, minSide: minSide, maxSide: 0, frontalNeighbors: Calibration.ensembleMinFrontalHits(minScore), source: source)
         let found = candidates.map { c in
             Subject(
                 box: PixelRect(x: Int(c.x), y: Int(c.y), width: Int(c.width), height: Int(c.height)),

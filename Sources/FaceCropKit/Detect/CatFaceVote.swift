@@ -9,18 +9,16 @@ import CFaceDetect
 /// Not thread-safe: owns cascades; used by one `Detector`.
 final class CatFaceVote: FaceFinder {
     private let vote: CascadeVote
-    /// alt2 and the default frontal cascade, with the eyes' search: the
-    /// ensemble that rejects cat-face boxes that are human faces.
-    private let humanFace: Cascade
-    private let confirm: Cascade
-    private let search: EnsembleSearch
+    /// alt2, the default frontal cascade confirming: the ensemble that
+    /// rejects cat-face boxes that are human faces.
+    private let humanFaces: EnsembleSearch
 
     init(_ config: DetectorConfig) throws(FaceCropError) {
         let folder = CascadeFolder(path: config.cascadeFolder)
         let extended = try Cascade(path: config.cascadePath)
-        confirm = try folder.load("haarcascade_frontalface_default.xml")
-        humanFace = try folder.load(DetectorConfig.cascadeName(for: .face))
-        search = try EnsembleSearch(folder)
+        let confirm = try folder.load("haarcascade_frontalface_default.xml")
+        let alt2 = try folder.load(DetectorConfig.cascadeName(for: .face))
+        humanFaces = try EnsembleSearch(frontal: alt2, confirm: confirm, folder: folder)
         vote = CascadeVote(
             cascades: [extended, try folder.load("haarcascade_frontalcatface.xml"), try folder.loadLBP("lbpcascade_frontalcatface.xml")],
             minNeighbors: config.minNeighbors, minVotes: 3, workSide: 400)
@@ -40,9 +38,8 @@ final class CatFaceVote: FaceFinder {
     /// the default --min-score) and that overlaps the box by IoU 0.3 or more.
     func isHumanFace(_ box: PixelRect, in gray: GrayImage, source: String) throws(FaceCropError) -> Bool {
         guard let cut = GrayCut(gray, around: box) else { return false }
-        let candidates = try search.run(
-            cut.image, frontal: humanFace, confirm: confirm, minSide: box.width / 2, maxSide: box.width * 3 / 2,
-            frontalNeighbors: 2, source: source)
+        let candidates = try humanFaces.run(
+            cut.image, minSide: box.width / 2, maxSide: box.width * 3 / 2, frontalNeighbors: 2, source: source)
         return candidates.contains { c in
             let face = PixelRect(x: Int(c.x) + cut.x, y: Int(c.y) + cut.y, width: Int(c.width), height: Int(c.height))
             return Calibration.ensembleScore(c) >= Calibration.defaultMinScore(.cascade) && face.iou(box) >= 0.3

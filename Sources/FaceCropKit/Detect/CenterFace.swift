@@ -26,12 +26,7 @@ final class CenterFace: @unchecked Sendable {
     private let handle: OpaquePointer
 
     init(path: String, budget: Int = CenterFace.budget(largestSide: 1280)) throws(FaceCropError) {
-        var handle: OpaquePointer?
-        var message: UnsafeMutablePointer<CChar>?
-        guard CFaceDetect_CenterFaceNew(path, budget, &handle, &message) == 0, let handle else {
-            throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
-        }
-        self.handle = handle
+        handle = try openHandle({ CFaceDetect_CenterFaceNew(path, budget, &$0, &$1) }) { .modelUnavailable(path, reason: $0) }
     }
 
     deinit { CFaceDetect_CenterFaceClose(handle) }

@@ -10,12 +10,9 @@ final class HOGBodies: FaceFinder {
     private let handle: OpaquePointer
 
     init() throws(FaceCropError) {
-        var handle: OpaquePointer?
-        var message: UnsafeMutablePointer<CChar>?
-        guard CFaceDetect_BodiesNew(&handle, &message) == 0, let handle else {
-            throw .libraryFailed("cannot set up the HOG people detector: \(takeMessage(message, fallback: "failed", free: CFaceDetect_Free))")
+        handle = try openHandle({ CFaceDetect_BodiesNew(&$0, &$1) }, fallback: "failed") {
+            .libraryFailed("cannot set up the HOG people detector: \($0)")
         }
-        self.handle = handle
     }
 
     deinit { CFaceDetect_BodiesClose(handle) }

@@ -16,7 +16,11 @@ final class SingleCascade: FaceFinder {
         let faces = config.target == .face
         cascade = try Cascade(path: config.cascadePath)
         minNeighbors = config.minNeighbors
-        eyeSearch = faces && config.needsEyes ? try EnsembleSearch(CascadeFolder(path: config.cascadeFolder)) : nil
+        if faces && config.needsEyes {
+            eyeSearch = try EnsembleSearch(frontal: cascade, confirm: nil, folder: CascadeFolder(path: config.cascadeFolder))
+        } else {
+            eyeSearch = nil
+        }
         correction = faces ? Calibration.boxCorrection(.haar) : nil
     }
 
@@ -29,7 +33,7 @@ final class SingleCascade: FaceFinder {
         }
         if let eyeSearch {
             for index in found.indices {
-                found[index].eyes = try eyeSearch.eyes(in: gray, frontal: cascade, box: found[index].box, source: source)
+                found[index].eyes = try eyeSearch.eyes(in: gray, box: found[index].box, source: source)
             }
         }
         guard let correction else { return found }

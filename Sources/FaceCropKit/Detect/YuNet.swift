@@ -5,12 +5,7 @@ final class YuNet {
     private let handle: OpaquePointer
 
     init(path: String) throws(FaceCropError) {
-        var handle: OpaquePointer?
-        var message: UnsafeMutablePointer<CChar>?
-        guard CFaceDetect_YuNetNew(path, &handle, &message) == 0, let handle else {
-            throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
-        }
-        self.handle = handle
+        handle = try openHandle({ CFaceDetect_YuNetNew(path, &$0, &$1) }) { .modelUnavailable(path, reason: $0) }
     }
 
     deinit { CFaceDetect_YuNetClose(handle) }
