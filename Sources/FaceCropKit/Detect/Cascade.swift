@@ -94,7 +94,8 @@ struct CascadeFolder {
     }
 
     func loadLBP(_ name: String) throws(FaceCropError) -> Cascade {
-        try Cascade(path: ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lbpcascades/" + name))
+        let share = (path as NSString).deletingLastPathComponent as NSString
+        return try Cascade(path: share.appendingPathComponent("lbpcascades/" + name))
     }
 }
 
@@ -127,4 +128,3 @@ func takeCArray<Item>(
     guard let items else { return [] }
     return Array(UnsafeBufferPointer(start: items, count: count))
 }
-

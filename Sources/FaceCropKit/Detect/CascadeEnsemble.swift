@@ -74,8 +74,8 @@ final class CascadeEnsemble: FaceFinder {
     }
 
     func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
-        let candidates = try search.run(
-            gray, minSide: minSide, maxSide: 0, frontalNeighbors: Calibration.ensembleMinFrontalHits(minScore), source: source)
+        let frontalNeighbors = Calibration.ensembleMinFrontalHits(minScore)
+        let candidates = try search.run(gray, minSide: minSide, maxSide: 0, frontalNeighbors: frontalNeighbors, source: source)
         let found = candidates.map { c in
             Subject(
                 box: PixelRect(x: Int(c.x), y: Int(c.y), width: Int(c.width), height: Int(c.height)),

@@ -19,9 +19,9 @@ final class CatFaceVote: FaceFinder {
         let confirm = try folder.load("haarcascade_frontalface_default.xml")
         let alt2 = try folder.load(DetectorConfig.cascadeName(for: .face))
         humanFaces = try EnsembleSearch(frontal: alt2, confirm: confirm, folder: folder)
-        vote = CascadeVote(
-            cascades: [extended, try folder.load("haarcascade_frontalcatface.xml"), try folder.loadLBP("lbpcascade_frontalcatface.xml")],
-            minNeighbors: config.minNeighbors, minVotes: 3, workSide: 400)
+        let plain = try folder.load("haarcascade_frontalcatface.xml")
+        let lbp = try folder.loadLBP("lbpcascade_frontalcatface.xml")
+        vote = CascadeVote(cascades: [extended, plain, lbp], minNeighbors: config.minNeighbors, minVotes: 3, workSide: 400)
     }
 
     func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
@@ -50,8 +50,8 @@ final class CatFaceVote: FaceFinder {
 /// Several cascades, each run on a photo and on its mirror image: a box
 /// counts by how many of those passes found it.
 ///
-/// Not thread-safe: uses its cascades; owned by one `CatFaceVote`, whose `Detector` is lent
-/// to one task at a time.
+/// Not thread-safe: uses its cascades; owned by one `CatFaceVote`, whose
+/// `Detector` is lent to one task at a time.
 struct CascadeVote {
     var cascades: [Cascade]
     var scaleFactor = 1.05
@@ -85,4 +85,3 @@ struct CascadeVote {
     /// Passes each image gets: one per cascade and orientation.
     var passes: Int { cascades.count * 2 }
 }
-

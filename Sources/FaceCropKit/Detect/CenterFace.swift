@@ -26,7 +26,9 @@ final class CenterFace: @unchecked Sendable {
     private let handle: OpaquePointer
 
     init(path: String, budget: Int = CenterFace.budget(largestSide: 1280)) throws(FaceCropError) {
-        handle = try openHandle({ CFaceDetect_CenterFaceNew(path, budget, &$0, &$1) }) { .modelUnavailable(path, reason: $0) }
+        handle = try openHandle({ CFaceDetect_CenterFaceNew(path, budget, &$0, &$1) }) {
+            .modelUnavailable(path, reason: $0)
+        }
     }
 
     deinit { CFaceDetect_CenterFaceClose(handle) }
@@ -106,8 +108,8 @@ final class CenterFaceFinder: FaceFinder {
     var needsColour: Bool { true }
 
     func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
-        let found = try network.detectWithTiles(
-            rgb ?? RGBImage(width: 0, height: 0, pixels: []), minScore: Float(minScore), minSide: minSide, source: source)
+        let colour = rgb ?? RGBImage(width: 0, height: 0, pixels: [])
+        let found = try network.detectWithTiles(colour, minScore: Float(minScore), minSide: minSide, source: source)
             .filter { max($0.box.width, $0.box.height) >= minSide }
         return Calibration.boxCorrection(.centerface).apply(found, width: gray.width, height: gray.height)
     }

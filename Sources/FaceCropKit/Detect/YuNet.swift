@@ -42,7 +42,8 @@ final class YuNetFinder: FaceFinder {
     var needsColour: Bool { true }
 
     func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
-        let found = try network.detect(rgb ?? RGBImage(width: 0, height: 0, pixels: []), minScore: Float(minScore), source: source)
+        let colour = rgb ?? RGBImage(width: 0, height: 0, pixels: [])
+        let found = try network.detect(colour, minScore: Float(minScore), source: source)
             .filter { max($0.box.width, $0.box.height) >= minSide }
         return Calibration.boxCorrection(.yunet).apply(found, width: gray.width, height: gray.height)
     }
