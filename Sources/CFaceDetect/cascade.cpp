@@ -1,5 +1,5 @@
 // The Haar/LBP cascade handle and the level-by-level scan every cascade
-// detector uses. See include/CFaceDetect.h.
+// detector uses. See include/CFaceDetectCascades.h.
 #include "internal.hpp"
 
 #include <algorithm>

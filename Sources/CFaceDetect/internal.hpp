@@ -24,7 +24,7 @@ struct CFaceDetect_Cascade {
     cv::CascadeClassifier classifier;
 };
 
-struct CFaceDetect_People {
+struct CFaceDetect_Bodies {
     cv::HOGDescriptor hog;
 };
 

@@ -1,4 +1,4 @@
-// dlib's 5-point landmark predictor alone (see include/CFaceDetect.h): the
+// dlib's 5-point landmark predictor alone (see include/CFaceDetectQuality.h): the
 // points a face's pose is measured from where the detector gives none.
 #include "CFaceDetect.h"
 #include "status.hpp"

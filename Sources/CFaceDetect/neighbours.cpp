@@ -1,5 +1,5 @@
 // Nearest neighbours of face descriptors for `--people` (see
-// include/CFaceDetect.h), through hnswlib, a header-only C++ library.
+// include/CFaceDetectIdentity.h), through hnswlib, a header-only C++ library.
 #include "internal.hpp"
 
 #include <algorithm>
@@ -51,6 +51,15 @@ void keep(std::vector<Hit> &hits, size_t row, int k, int32_t *neighbours, float 
         neighbours[row * k + j] = have ? hits[j].second : -1;
         distances[row * k + j] = have ? std::sqrt(std::max(0.0f, hits[j].first)) : INFINITY;
     }
+}
+
+// `hits` cut to the `k` nearest (ties by lower row), kept as row `row`'s list.
+void keepNearest(std::vector<Hit> &hits, size_t row, int k, int32_t *neighbours, float *distances) {
+    if (hits.size() > static_cast<size_t>(k)) {
+        std::partial_sort(hits.begin(), hits.begin() + k, hits.end());
+        hits.resize(k);
+    }
+    keep(hits, row, k, neighbours, distances);
 }
 
 // Runs `body(first, end)` over [0, count) in `wanted` slices (0: one per
@@ -123,13 +132,62 @@ void refine(const RowSpace::Rows &rows, size_t count, int k, int threads, int32_
                 uint32_t b = static_cast<uint32_t>(other);
                 hits.emplace_back(RowSpace::distance(&a, &b, &rows), other);
             }
+            keepNearest(hits, i, k, neighbours, distances);
+        }
+    });
+}
+
+// Every row's `k` nearest, each row measured against every other.
+void exact(const RowSpace::Rows &rows, size_t count, int k, int threads, int32_t *neighbours, float *distances) {
+    sliced(count, threads, [&](size_t first, size_t end) {
+        std::vector<Hit> hits;
+        for (size_t i = first; i < end; i++) {
+            hits.clear();
+            uint32_t a = static_cast<uint32_t>(i);
+            for (size_t j = 0; j < count; j++) {
+                if (j == i) continue;
+                uint32_t b = static_cast<uint32_t>(j);
+                hits.emplace_back(RowSpace::distance(&a, &b, &rows), static_cast<int32_t>(j));
+            }
+            keepNearest(hits, i, k, neighbours, distances);
+        }
+    });
+}
+
+// Every row's `k` nearest through an HNSW graph, then `refine`d.
+void throughGraph(RowSpace &space, size_t count, int k, int build_effort, int threads, int32_t *neighbours,
+                  float *distances) {
+    // Built in row order on this thread from hnswlib's fixed seed: the
+    // same graph on every run. ef_construction 40 (0 asks for it), not
+    // hnswlib's customary 100: the build is serial and its cost grows
+    // with it (generated 100k faces: grouping CPU 76.6 -> 45.7 s with
+    // the pass below, the same people; docs/people.md "Scale").
+    size_t effort = build_effort > 0 ? static_cast<size_t>(build_effort) : 40;
+    auto graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(&space, count, 16, effort, 100);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t row = static_cast<uint32_t>(i);
+        graph->addPoint(&row, i);
+    }
+    graph->setEf(std::max<size_t>(64, static_cast<size_t>(k) * 4));
+    sliced(count, threads, [&](size_t first, size_t end) {
+        std::vector<Hit> hits;
+        for (size_t i = first; i < end; i++) {
+            uint32_t row = static_cast<uint32_t>(i);
+            auto found = graph->searchKnn(&row, k + 1);
+            hits.clear();
+            while (!found.empty()) {
+                if (found.top().second != i) hits.emplace_back(found.top().first, static_cast<int32_t>(found.top().second));
+                found.pop();
+            }
             if (hits.size() > static_cast<size_t>(k)) {
-                std::partial_sort(hits.begin(), hits.begin() + k, hits.end());
+                std::sort(hits.begin(), hits.end());
                 hits.resize(k);
             }
             keep(hits, i, k, neighbours, distances);
         }
     });
+    graph.reset();
+    refine(space.rows, count, k, threads, neighbours, distances);
 }
 
 } // namespace
@@ -144,56 +202,10 @@ extern "C" int CFaceDetect_Neighbours(const float *vectors, size_t count, int di
         }
         RowSpace space(vectors, static_cast<size_t>(dim));
         if (count <= exact_limit) {
-            sliced(count, threads, [&](size_t first, size_t end) {
-                std::vector<Hit> hits;
-                for (size_t i = first; i < end; i++) {
-                    hits.clear();
-                    uint32_t a = static_cast<uint32_t>(i);
-                    for (size_t j = 0; j < count; j++) {
-                        if (j == i) continue;
-                        uint32_t b = static_cast<uint32_t>(j);
-                        hits.emplace_back(RowSpace::distance(&a, &b, &space.rows), static_cast<int32_t>(j));
-                    }
-                    if (hits.size() > static_cast<size_t>(k)) {
-                        std::partial_sort(hits.begin(), hits.begin() + k, hits.end());
-                        hits.resize(k);
-                    }
-                    keep(hits, i, k, neighbours, distances);
-                }
-            });
-            return CFaceDetect_OK;
+            exact(space.rows, count, k, threads, neighbours, distances);
+        } else {
+            throughGraph(space, count, k, build_effort, threads, neighbours, distances);
         }
-        // Built in row order on this thread from hnswlib's fixed seed: the
-        // same graph on every run. ef_construction 40 (0 asks for it), not
-        // hnswlib's customary 100: the build is serial and its cost grows
-        // with it (generated 100k faces: grouping CPU 76.6 -> 45.7 s with
-        // the pass below, the same people; docs/people.md "Scale").
-        size_t effort = build_effort > 0 ? static_cast<size_t>(build_effort) : 40;
-        auto graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(&space, count, 16, effort, 100);
-        for (size_t i = 0; i < count; i++) {
-            uint32_t row = static_cast<uint32_t>(i);
-            graph->addPoint(&row, i);
-        }
-        graph->setEf(std::max<size_t>(64, static_cast<size_t>(k) * 4));
-        sliced(count, threads, [&](size_t first, size_t end) {
-            std::vector<Hit> hits;
-            for (size_t i = first; i < end; i++) {
-                uint32_t row = static_cast<uint32_t>(i);
-                auto found = graph->searchKnn(&row, k + 1);
-                hits.clear();
-                while (!found.empty()) {
-                    if (found.top().second != i) hits.emplace_back(found.top().first, static_cast<int32_t>(found.top().second));
-                    found.pop();
-                }
-                if (hits.size() > static_cast<size_t>(k)) {
-                    std::sort(hits.begin(), hits.end());
-                    hits.resize(k);
-                }
-                keep(hits, i, k, neighbours, distances);
-            }
-        });
-        graph.reset();
-        refine(space.rows, count, k, threads, neighbours, distances);
         return CFaceDetect_OK;
     });
 }

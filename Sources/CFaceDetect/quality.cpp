@@ -1,5 +1,5 @@
 // A face's quality measures: head pose from five points (cv::solvePnP on a
-// generic 3D face) and exposure of its box. See include/CFaceDetect.h.
+// generic 3D face) and exposure of its box. See include/CFaceDetectQuality.h.
 #include "internal.hpp"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Focus measure of a face box. See include/CFaceDetect.h.
+// Focus measure of a face box. See include/CFaceDetectQuality.h.
 #include "internal.hpp"
 
 using namespace cfacedetect;

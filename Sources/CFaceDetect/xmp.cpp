@@ -105,6 +105,69 @@ std::string number(double value) {
     return text.str();
 }
 
+using Found = std::map<std::pair<int, int>, CFaceDetect_XmpRegions::Region>;
+
+// One decoded key and value: a field of an MWG region or a Microsoft one
+// (into `found`, by schema and position), or one of MWG's applied
+// dimensions (into `result`); anything else is left.
+void collect(const Exiv2::Xmpdatum &datum, Found &found, CFaceDetect_XmpRegions &result) {
+    static const std::string mwg = "Xmp.mwg-rs.Regions/mwg-rs:RegionList[";
+    static const std::string mp = "Xmp.MP.RegionInfo/MPRI:Regions[";
+    static const std::string applied = "Xmp.mwg-rs.Regions/mwg-rs:AppliedToDimensions/stDim:";
+    const std::string key = datum.key();
+    int index = 0;
+    std::string rest;
+    if (indexed(key, mwg, index, rest)) {
+        auto &region = found[{0, index}];
+        region.schema = 0;
+        region.position = index;
+        static const std::map<std::string, std::string> names = {
+            {"mwg-rs:Name", "name"},         {"mwg-rs:Type", "type"},         {"mwg-rs:Area/stArea:x", "x"},
+            {"mwg-rs:Area/stArea:y", "y"},   {"mwg-rs:Area/stArea:w", "w"},   {"mwg-rs:Area/stArea:h", "h"},
+            {"mwg-rs:Area/stArea:unit", "unit"},
+        };
+        auto name = names.find(rest);
+        if (name != names.end()) region.fields[name->second] = datum.toString();
+    } else if (indexed(key, mp, index, rest)) {
+        auto &region = found[{1, index}];
+        region.schema = 1;
+        region.position = index;
+        if (rest == "MPReg:PersonDisplayName") region.fields["name"] = datum.toString();
+        if (rest == "MPReg:Rectangle") region.fields["rectangle"] = datum.toString();
+    } else if (key.compare(0, applied.size(), applied) == 0) {
+        std::string which = key.substr(applied.size());
+        if (which == "w") {
+            result.appliedWidth = datum.toString();
+            result.hasWidth = true;
+        } else if (which == "h") {
+            result.appliedHeight = datum.toString();
+            result.hasHeight = true;
+        } else if (which == "unit") {
+            result.appliedUnit = datum.toString();
+            result.hasUnit = true;
+        }
+    }
+}
+
+// The regions found, in schema then position order, and their C views.
+void keep(Found &found, CFaceDetect_XmpRegions &result) {
+    for (auto &entry : found) result.regions.push_back(std::move(entry.second));
+    for (const auto &region : result.regions) {
+        CFaceDetect_XmpRegion view{};
+        view.schema = region.schema;
+        view.position = region.position;
+        view.name = field(region, "name");
+        view.type = field(region, "type");
+        view.x = field(region, "x");
+        view.y = field(region, "y");
+        view.w = field(region, "w");
+        view.h = field(region, "h");
+        view.unit = field(region, "unit");
+        view.rectangle = field(region, "rectangle");
+        result.views.push_back(view);
+    }
+}
+
 }  // namespace
 
 extern "C" int CFaceDetect_XmpRegionsRead(const char *packet, size_t length, CFaceDetect_XmpRegions **out,
@@ -124,60 +187,9 @@ extern "C" int CFaceDetect_XmpRegionsRead(const char *packet, size_t length, CFa
             return report(CFaceDetect_BadArgument, message, "not well-formed XMP");
         }
         auto result = std::make_unique<CFaceDetect_XmpRegions>();
-        std::map<std::pair<int, int>, CFaceDetect_XmpRegions::Region> found;
-        const std::string mwg = "Xmp.mwg-rs.Regions/mwg-rs:RegionList[";
-        const std::string mp = "Xmp.MP.RegionInfo/MPRI:Regions[";
-        const std::string applied = "Xmp.mwg-rs.Regions/mwg-rs:AppliedToDimensions/stDim:";
-        for (const auto &datum : data) {
-            const std::string key = datum.key();
-            int index = 0;
-            std::string rest;
-            if (indexed(key, mwg, index, rest)) {
-                auto &region = found[{0, index}];
-                region.schema = 0;
-                region.position = index;
-                static const std::map<std::string, std::string> names = {
-                    {"mwg-rs:Name", "name"},         {"mwg-rs:Type", "type"},         {"mwg-rs:Area/stArea:x", "x"},
-                    {"mwg-rs:Area/stArea:y", "y"},   {"mwg-rs:Area/stArea:w", "w"},   {"mwg-rs:Area/stArea:h", "h"},
-                    {"mwg-rs:Area/stArea:unit", "unit"},
-                };
-                auto name = names.find(rest);
-                if (name != names.end()) region.fields[name->second] = datum.toString();
-            } else if (indexed(key, mp, index, rest)) {
-                auto &region = found[{1, index}];
-                region.schema = 1;
-                region.position = index;
-                if (rest == "MPReg:PersonDisplayName") region.fields["name"] = datum.toString();
-                if (rest == "MPReg:Rectangle") region.fields["rectangle"] = datum.toString();
-            } else if (key.compare(0, applied.size(), applied) == 0) {
-                std::string which = key.substr(applied.size());
-                if (which == "w") {
-                    result->appliedWidth = datum.toString();
-                    result->hasWidth = true;
-                } else if (which == "h") {
-                    result->appliedHeight = datum.toString();
-                    result->hasHeight = true;
-                } else if (which == "unit") {
-                    result->appliedUnit = datum.toString();
-                    result->hasUnit = true;
-                }
-            }
-        }
-        for (auto &entry : found) result->regions.push_back(std::move(entry.second));
-        for (const auto &region : result->regions) {
-            CFaceDetect_XmpRegion view{};
-            view.schema = region.schema;
-            view.position = region.position;
-            view.name = field(region, "name");
-            view.type = field(region, "type");
-            view.x = field(region, "x");
-            view.y = field(region, "y");
-            view.w = field(region, "w");
-            view.h = field(region, "h");
-            view.unit = field(region, "unit");
-            view.rectangle = field(region, "rectangle");
-            result->views.push_back(view);
-        }
+        Found found;
+        for (const auto &datum : data) collect(datum, found, *result);
+        keep(found, *result);
         *out = result.release();
         return static_cast<int>(CFaceDetect_OK);
     });

@@ -18,7 +18,7 @@
 #include "CVipsShim.h"
 
 static CFaceDetect_Cascade *cascade;
-static CFaceDetect_People *people;
+static CFaceDetect_Bodies *bodies;
 // CenterFace, when its model is there ($SHIM_CENTERFACE, else
 // models/centerface.onnx: scripts/fetch-centerface), keeping two networks so
 // that the fixtures' mixed canvas sizes also drop and remake them.
@@ -44,8 +44,8 @@ static void start(void) {
         fprintf(stderr, "cascade: %s\n", message ? message : "?");
         exit(2);
     }
-    if (CFaceDetect_PeopleNew(&people, &message) != CFaceDetect_OK) {
-        fprintf(stderr, "people: %s\n", message ? message : "?");
+    if (CFaceDetect_BodiesNew(&bodies, &message) != CFaceDetect_OK) {
+        fprintf(stderr, "bodies: %s\n", message ? message : "?");
         exit(2);
     }
     const char *model = getenv("SHIM_CENTERFACE");
@@ -193,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         CFaceDetect_Free(boxes);
         boxes = NULL;
-        if (CFaceDetect_PeopleDetect(people, gray, width, height, (size_t)width, 0.0, 1, &boxes, &count,
+        if (CFaceDetect_BodiesDetect(bodies, gray, width, height, (size_t)width, 0.0, 1, &boxes, &count,
                                      &message) != CFaceDetect_OK) {
             CFaceDetect_Free(message);
             message = NULL;
@@ -393,7 +393,7 @@ int main(int argc, char **argv) {
         printf("shim harness: %zu faces embedded\n", described);
     }
     CFaceDetect_CascadeClose(cascade);
-    CFaceDetect_PeopleClose(people);
+    CFaceDetect_BodiesClose(bodies);
     CFaceDetect_CenterFaceClose(centerface);
     printf("shim harness: %d files, no sanitizer errors\n", argc - 1);
     return 0;

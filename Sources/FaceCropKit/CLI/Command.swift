@@ -9,14 +9,6 @@ import Foundation
 /// The whole command: parse, set up, run, report. `main.swift` only wires
 /// signals to `stop` and exits with the status this returns.
 public enum FaceCropCommand {
-    /// Where Debian's opencv-data (and other common layouts) keep the cascades.
-    public static let cascadeFolders = [
-        "/usr/share/opencv4/haarcascades",
-        "/usr/share/opencv/haarcascades",
-        "/usr/local/share/opencv4/haarcascades",
-    ]
-    public static let defaultCascade = "haarcascade_frontalface_alt2.xml"
-
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
 
         let rest = Array(arguments.dropFirst())
@@ -75,20 +67,11 @@ public enum FaceCropCommand {
         CVipsShim_TuneMalloc(1 << 20, 2)
     }
 
-    static func resolveCascade(_ given: String?, name: String = defaultCascade) -> String {
-        if let given { return given }
-        for folder in cascadeFolders {
-            let path = folder + "/" + name
-            if access(path, R_OK) == 0 { return path }
-        }
-        return cascadeFolders[0] + "/" + name
-    }
-
     /// The detector every worker gets, from the options.
     static func detectorConfig(_ options: Options) -> DetectorConfig {
-        let main = resolveCascade(
+        let main = CascadeFolder.resolve(
             options.target == .face ? options.cascade : nil, name: DetectorConfig.cascadeName(for: options.target))
-        let folder = (resolveCascade(nil) as NSString).deletingLastPathComponent
+        let folder = (CascadeFolder.resolve(nil) as NSString).deletingLastPathComponent
         var config = DetectorConfig(
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
             modelPath: options.detector.usesModel ? ModelLocator.resolve(options.model, kind: options.detector) : options.model, minNeighbors: options.minNeighbors,

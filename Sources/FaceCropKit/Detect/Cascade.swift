@@ -1,4 +1,5 @@
 import CFaceDetect
+import Foundation
 
 /// A box found by a detector, in the pixels of the image it searched.
 struct Detection: Sendable, Equatable {
@@ -20,13 +21,7 @@ final class Cascade: @unchecked Sendable {
     let windowSide: Int
 
     init(path: String) throws(FaceCropError) {
-        var handle: OpaquePointer?
-        var message: UnsafeMutablePointer<CChar>?
-        let status = CFaceDetect_CascadeNew(path, &handle, &message)
-        guard status == 0, let handle else {
-            throw .cascadeUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
-        }
-        self.handle = handle
+        handle = try openHandle({ CFaceDetect_CascadeNew(path, &$0, &$1) }) { .cascadeUnavailable(path, reason: $0) }
         self.path = path
         var w: Int32 = 0
         var h: Int32 = 0
@@ -70,43 +65,53 @@ final class Cascade: @unchecked Sendable {
     }
 }
 
-/// Several cascades, each run on a photo and on its mirror image: a box
-/// counts by how many of those passes found it.
-///
-/// Not thread-safe: uses its cascades; owned by one `Detector`, which is lent
-/// to one task at a time.
-struct CascadeVote {
-    var cascades: [Cascade]
-    var scaleFactor = 1.05
-    var minNeighbors = 4
-    /// Passes (cascade and orientation) that must find a box to keep it.
-    var minVotes = 3
-    /// The image is searched shrunk to this long side at most (0: as it is).
-    var workSide = 0
+/// The folder of Debian's Haar cascades, from which a finder loads the
+/// ones it needs by name (the LBP ones lie beside it, in `lbpcascades/`).
+struct CascadeFolder {
+    /// Where Debian's opencv-data (and other common layouts) keep the cascades.
+    static let candidates = [
+        "/usr/share/opencv4/haarcascades",
+        "/usr/share/opencv/haarcascades",
+        "/usr/local/share/opencv4/haarcascades",
+    ]
+    static let defaultCascade = "haarcascade_frontalface_alt2.xml"
 
-    /// Boxes in `image`'s pixels, most votes first, with their votes.
-    func detect(in image: GrayImage, minSide: Int, source: String) throws(FaceCropError) -> [(box: PixelRect, votes: Int)] {
-        var params = CFaceDetect_VoteParams(
-            scale_factor: scaleFactor, min_neighbors: Int32(minNeighbors), min_side: Int32(clamping: minSide),
-            max_side: 0, mirror: 1, min_votes: Int32(minVotes), work_side: Int32(clamping: workSide))
-        var boxes: UnsafeMutablePointer<CFaceDetect_VoteBox>?
-        var count = 0
-        var message: UnsafeMutablePointer<CChar>?
-        let handles: [OpaquePointer?] = cascades.map(\.handle)
-        let status = handles.withUnsafeBufferPointer { list in
-            image.pixels.withUnsafeBufferPointer { pixels in
-                CFaceDetect_Vote(
-                    list.baseAddress, list.count, pixels.baseAddress, Int32(image.width), Int32(image.height), image.width,
-                    &params, &boxes, &count, &message)
-            }
+    /// `given` if given, else the first readable `name` in `candidates`, else
+    /// where it would be in the first of them.
+    static func resolve(_ given: String?, name: String = defaultCascade) -> String {
+        if let given { return given }
+        for folder in candidates {
+            let path = folder + "/" + name
+            if access(path, R_OK) == 0 { return path }
         }
-        return try takeCArray(status, boxes, count: count, message: message, source: source).map {
-            (PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)), Int($0.votes))
-        }
+        return candidates[0] + "/" + name
     }
 
-    /// Passes each image gets: one per cascade and orientation.
-    var passes: Int { cascades.count * 2 }
+    var path: String
+
+    func load(_ name: String) throws(FaceCropError) -> Cascade {
+        try Cascade(path: (path as NSString).appendingPathComponent(name))
+    }
+
+    func loadLBP(_ name: String) throws(FaceCropError) -> Cascade {
+        let share = (path as NSString).deletingLastPathComponent as NSString
+        return try Cascade(path: share.appendingPathComponent("lbpcascades/" + name))
+    }
+}
+
+/// The handle a CFaceDetect constructor (`make`, given where to put the
+/// handle and the message) made, or, when it made none, its message (else
+/// `fallback`) thrown as `failure` makes it.
+func openHandle(
+    _ make: (inout OpaquePointer?, inout UnsafeMutablePointer<CChar>?) -> Int32, fallback: String = "could not load",
+    failure: (String) -> FaceCropError
+) throws(FaceCropError) -> OpaquePointer {
+    var handle: OpaquePointer?
+    var message: UnsafeMutablePointer<CChar>?
+    guard make(&handle, &message) == 0, let handle else {
+        throw failure(takeMessage(message, fallback: fallback, free: CFaceDetect_Free))
+    }
+    return handle
 }
 
 /// The list a CFaceDetect call handed out: its items copied into Swift and
@@ -123,4 +128,3 @@ func takeCArray<Item>(
     guard let items else { return [] }
     return Array(UnsafeBufferPointer(start: items, count: count))
 }
-

@@ -1,6 +1,3 @@
-// Detect/: the face finders, one file each, over the CFaceDetect shim.
-// May import CFaceDetect and Foundation; knows nothing of photos' files,
-// only of the pixels it is handed.
 import CFaceDetect
 import Foundation
 
@@ -29,12 +26,9 @@ final class CenterFace: @unchecked Sendable {
     private let handle: OpaquePointer
 
     init(path: String, budget: Int = CenterFace.budget(largestSide: 1280)) throws(FaceCropError) {
-        var handle: OpaquePointer?
-        var message: UnsafeMutablePointer<CChar>?
-        guard CFaceDetect_CenterFaceNew(path, budget, &handle, &message) == 0, let handle else {
-            throw .modelUnavailable(path, reason: takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
+        handle = try openHandle({ CFaceDetect_CenterFaceNew(path, budget, &$0, &$1) }) {
+            .modelUnavailable(path, reason: $0)
         }
-        self.handle = handle
     }
 
     deinit { CFaceDetect_CenterFaceClose(handle) }
@@ -52,17 +46,12 @@ final class CenterFace: @unchecked Sendable {
     /// The faces of the whole image: its canvas, and the 320 px pass for
     /// the large ones.
     func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Subject] {
-        guard rgb.width > 0, rgb.height > 0 else { return [] }
-        var faces: UnsafeMutablePointer<CFaceDetect_YuNetFace>?
-        var count = 0
-        var message: UnsafeMutablePointer<CChar>?
-        let status = rgb.pixels.withUnsafeBufferPointer {
+        try NetworkFaces.detect(rgb, failure: "CenterFace failed", secondEyeOnTie: false, source: source) {
+            pixels, faces, count, message in
             CFaceDetect_CenterFaceDetect(
-                handle, $0.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, max(minScore, 0.01), 0.3,
-                &faces, &count, &message)
+                handle, pixels, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, max(minScore, 0.01), 0.3, &faces,
+                &count, &message)
         }
-        let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "CenterFace failed")
-        return Self.subjects(found, width: rgb.width, height: rgb.height)
     }
 
     /// The faces of one region of the image enlarged `factor` times (a
@@ -70,33 +59,11 @@ final class CenterFace: @unchecked Sendable {
     func detect(_ rgb: RGBImage, region: PixelRect, factor: Double, minScore: Float, source: String)
         throws(FaceCropError) -> [Subject]
     {
-        guard rgb.width > 0, rgb.height > 0 else { return [] }
-        var faces: UnsafeMutablePointer<CFaceDetect_YuNetFace>?
-        var count = 0
-        var message: UnsafeMutablePointer<CChar>?
-        let status = rgb.pixels.withUnsafeBufferPointer {
+        try NetworkFaces.detect(rgb, failure: "CenterFace failed", secondEyeOnTie: false, source: source) {
+            pixels, faces, count, message in
             CFaceDetect_CenterFaceDetectRegion(
-                handle, $0.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, Int32(region.x),
-                Int32(region.y), Int32(region.width), Int32(region.height), factor, max(minScore, 0.01), &faces,
-                &count, &message)
-        }
-        let found = try takeCArray(status, faces, count: count, message: message, source: source, failure: "CenterFace failed")
-        return Self.subjects(found, width: rgb.width, height: rgb.height)
-    }
-
-    /// The network's faces as subjects: boxes rounded and clipped to the
-    /// image, scores to four decimals, eyes from the five landmarks.
-    private static func subjects(_ found: [CFaceDetect_YuNetFace], width: Int, height: Int) -> [Subject] {
-        found.compactMap { face in
-            guard let box = PixelRect(clipping: face, width: width, height: height) else { return nil }
-            let five = FaceLandmarks(centerFace: face)
-            let (a, b) = (five.points[0], five.points[1])
-            let (left, right) = a.x <= b.x ? (a, b) : (b, a)
-            return Subject(
-                box: box,
-                score: (Double(face.score) * 10_000).rounded() / 10_000,
-                eyes: EyePair(x1: left.x, y1: left.y, x2: right.x, y2: right.y),
-                five: five)
+                handle, pixels, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, Int32(region.x), Int32(region.y),
+                Int32(region.width), Int32(region.height), factor, max(minScore, 0.01), &faces, &count, &message)
         }
     }
 
@@ -114,5 +81,36 @@ final class CenterFace: @unchecked Sendable {
             tiled.append((tile, found))
         }
         return CrowdTiles.merge(first, tiled: tiled, width: rgb.width, height: rgb.height)
+    }
+}
+
+/// `--detector centerface`: the process's CenterFace networks on the photo's
+/// colour pixels, with the crowd tiles when a photo is a crowd; faces scoring
+/// at least --min-score, at least `minSide` long.
+///
+/// Not thread-safe itself (used by one `Detector`); its `CenterFace` is shared
+/// by every worker's finder and locks.
+final class CenterFaceFinder: FaceFinder {
+    let network: CenterFace
+    private let minScore: Double
+
+    /// `sharing`: another worker's finder, whose networks this one uses too
+    /// (one set per process).
+    init(path: String, minScore: Double, largestSide: Int, sharing other: CenterFaceFinder?) throws(FaceCropError) {
+        if let other {
+            network = other.network
+        } else {
+            network = try CenterFace(path: path, budget: CenterFace.budget(largestSide: largestSide))
+        }
+        self.minScore = minScore
+    }
+
+    var needsColour: Bool { true }
+
+    func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
+        let colour = rgb ?? RGBImage(width: 0, height: 0, pixels: [])
+        let found = try network.detectWithTiles(colour, minScore: Float(minScore), minSide: minSide, source: source)
+            .filter { max($0.box.width, $0.box.height) >= minSide }
+        return Calibration.boxCorrection(.centerface).apply(found, width: gray.width, height: gray.height)
     }
 }

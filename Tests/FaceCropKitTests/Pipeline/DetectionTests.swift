@@ -146,6 +146,22 @@ struct DetectionTests {
 
     static let centerFaceModel = packageRoot.appendingPathComponent("models/centerface.onnx").path
 
+    /// Each network's model, given to the other network, is refused with the
+    /// output it lacks named in the message.
+    @Test func theOtherNetworksModelIsRefusedNamingTheOutputItLacks() throws {
+        let yunetModel = packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path
+        try #require(FileManager.default.fileExists(atPath: yunetModel), "run scripts/fetch-yunet (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/fetch-centerface (scripts/test does)")
+        #expect(throws: FaceCropError.modelUnavailable(
+            Self.centerFaceModel, reason: "not a YuNet model (no output 'cls_8'): \(Self.centerFaceModel)")) {
+            _ = try YuNet(path: Self.centerFaceModel)
+        }
+        #expect(throws: FaceCropError.modelUnavailable(
+            yunetModel, reason: "not a CenterFace model (no output '537'): \(yunetModel)")) {
+            _ = try CenterFace(path: yunetModel)
+        }
+    }
+
     @Test func centerFaceFindsTheFacesWithLandmarksInOrderAndAMissingModelIsExit69() throws {
         try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/fetch-centerface (scripts/test does)")
         let (work, photos) = try fixturePhotos(["faces/two-people.jpg", "faces/grace_hopper.jpg", "noface/chelsea.jpg", "noface/coffee.jpg"])

@@ -59,7 +59,7 @@ struct EndToEndTests {
         #expect(result.status == 0)
 
         try Vips.start()
-        let cascade = try Cascade(path: FaceCropCommand.resolveCascade(nil))
+        let cascade = try Cascade(path: CascadeFolder.resolve(nil))
         let lines = try readManifest(output).filter { $0["status"] as? String == "ok" }
         #expect(lines.count == 13)
         for line in lines {

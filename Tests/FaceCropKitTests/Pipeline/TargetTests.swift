@@ -109,7 +109,7 @@ struct TargetTests {
         var options = Options()
         let faces = try Detector(FaceCropCommand.detectorConfig(options))
         options.target = .catface
-        let cats = try Detector(FaceCropCommand.detectorConfig(options))
+        let cats = try CatFaceVote(FaceCropCommand.detectorConfig(options))
         func gray(_ name: String) throws -> GrayImage {
             let path = fixtures.appendingPathComponent(name).path
             let bytes = try PhotoBytes(path: path, source: name)

@@ -1,4 +1,4 @@
-// OpenCV's HOG people detector. See include/CFaceDetect.h.
+// OpenCV's HOG people detector. See include/CFaceDetectBodies.h.
 #include "internal.hpp"
 
 #include <algorithm>
@@ -6,22 +6,22 @@
 
 using namespace cfacedetect;
 
-extern "C" int CFaceDetect_PeopleNew(CFaceDetect_People **people, char **message) {
+extern "C" int CFaceDetect_BodiesNew(CFaceDetect_Bodies **bodies, char **message) {
     return guarded(message, [&]() -> int {
-        if (!people) return report(CFaceDetect_BadArgument, message, "no handle");
-        auto *made = new CFaceDetect_People();
+        if (!bodies) return report(CFaceDetect_BadArgument, message, "no handle");
+        auto *made = new CFaceDetect_Bodies();
         made->hog.setSVMDetector(cv::HOGDescriptor::getDefaultPeopleDetector());
-        *people = made;
+        *bodies = made;
         return CFaceDetect_OK;
     });
 }
 
-extern "C" int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_t *gray, int width,
+extern "C" int CFaceDetect_BodiesDetect(CFaceDetect_Bodies *bodies, const uint8_t *gray, int width,
                                         int height, size_t stride, double hit_threshold,
                                         int past_frame, CFaceDetect_Box **boxes, size_t *count,
                                         char **message) {
     return guarded(message, [&]() -> int {
-        if (!people || !gray || !boxes || !count || width < 1 || height < 1 ||
+        if (!bodies || !gray || !boxes || !count || width < 1 || height < 1 ||
             stride < static_cast<size_t>(width)) {
             return report(CFaceDetect_BadArgument, message, "bad arguments to people detect");
         }
@@ -31,7 +31,7 @@ extern "C" int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_
         cv::Mat image = wrapGray(gray, width, height, stride);
         std::vector<cv::Rect> found;
         std::vector<double> weights;
-        people->hog.detectMultiScale(image, found, weights, hit_threshold, cv::Size(8, 8),
+        bodies->hog.detectMultiScale(image, found, weights, hit_threshold, cv::Size(8, 8),
                                      cv::Size(0, 0), 1.1, 2.0, false);
         std::vector<CFaceDetect_Box> kept;
         for (size_t i = 0; i < found.size(); i++) {
@@ -52,7 +52,7 @@ extern "C" int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_
             cv::copyMakeBorder(shrunk, extended, pad, 2 * pad, pad, pad, cv::BORDER_REPLICATE);
             // The repeated edges make person-like stripes: this pass needs a
             // surer margin.
-            people->hog.detectMultiScale(extended, found, weights, std::max(hit_threshold, 0.2),
+            bodies->hog.detectMultiScale(extended, found, weights, std::max(hit_threshold, 0.2),
                                          cv::Size(8, 8), cv::Size(0, 0), 1.05, 2.0, false);
             for (size_t i = 0; i < found.size(); i++) {
                 CFaceDetect_Box box{static_cast<int>(std::lround((found[i].x - pad) / scale)),
@@ -67,6 +67,6 @@ extern "C" int CFaceDetect_PeopleDetect(CFaceDetect_People *people, const uint8_
     });
 }
 
-extern "C" void CFaceDetect_PeopleClose(CFaceDetect_People *people) {
-    delete people;
+extern "C" void CFaceDetect_BodiesClose(CFaceDetect_Bodies *bodies) {
+    delete bodies;
 }
