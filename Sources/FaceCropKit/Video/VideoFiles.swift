@@ -1,7 +1,7 @@
-// Video/: videos as a source and clips as an output: which files are videos, ffmpeg located and
+// Video/: videos as a source: which files are videos, ffmpeg located and
 // probed, frames sampled and read, faces tracked, the video stage of a worker (VideoStage: probe
-// and limits, FirstRead, the tracks' choice in VideoTracks, SecondRead) and the cores it borrows,
-// and the alpha-clip encoder. A new sampling mode goes here (VideoSampling, FrameReader). It may
+// and limits, FirstRead, the tracks' choice in VideoTracks, SecondRead) and the cores it borrows.
+// (Alpha clips, an output, are Finish/'s.) A new sampling mode goes here (VideoSampling, FrameReader). It may
 // use Model/, Imaging/, Detect/, Photo/'s stages, People/'s embedder, Curate/ and Output/.
 
 import Foundation
