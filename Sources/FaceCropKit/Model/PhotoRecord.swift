@@ -225,8 +225,11 @@ public struct RunCounts: Sendable, Equatable {
     public var otherPerson = 0
     /// `--min-face-quality` / `--max-yaw`: faces left out.
     public var lowQuality = 0
-    /// Every face's face_quality (kept or left out), for stats.json's quartiles.
-    public var qualities: [Double] = []
+    /// Every face's face_quality (kept or left out), for stats.json's
+    /// quartiles, counted by its value in ten-thousandths (the score's own
+    /// precision): exact, and at most 10,001 counts however many faces.
+    public var qualityCounts: [Int: Int] = [:]
+    public var qualityTotal = 0
     /// `--split`: crops in each split.
     public var splits: [String: Int] = [:]
     /// Photos whose record from an earlier run was kept.
@@ -248,7 +251,10 @@ public struct RunCounts: Sendable, Equatable {
         photos += 1
         faces += record.faceCount
         for face in record.faces where record.status == .ok {
-            if let quality = face.quality { qualities.append(quality.score) }
+            if let quality = face.quality {
+                qualityCounts[Int((quality.score * 10_000).rounded()), default: 0] += 1
+                qualityTotal += 1
+            }
             switch face.status {
             case .ok: if let split = face.split ?? record.split { splits[split, default: 0] += 1 }
             case .rejected: rejected += 1

@@ -128,9 +128,18 @@ struct Stats {
         }
         if counts.lowQuality > 0 { members.append(("low_quality", .int(counts.lowQuality))) }
         // The library's own quartiles of face_quality: a floor to choose from.
-        if !counts.qualities.isEmpty {
-            let sorted = counts.qualities.sorted()
-            func at(_ p: Double) -> JSON { .double(sorted[Int((Double(sorted.count - 1) * p).rounded())]) }
+        if counts.qualityTotal > 0 {
+            // The value of rank round((n - 1) p) among the n scores, from their counts.
+            let bins = counts.qualityCounts.sorted { $0.key < $1.key }
+            func at(_ p: Double) -> JSON {
+                let rank = Int((Double(counts.qualityTotal - 1) * p).rounded())
+                var below = 0
+                for (value, count) in bins {
+                    below += count
+                    if below > rank { return .double(Double(value) / 10_000) }
+                }
+                return .null
+            }
             members.append(("face_quality", .object([("q1", at(0.25)), ("median", at(0.5)), ("q3", at(0.75))])))
         }
         if let people = counts.people {

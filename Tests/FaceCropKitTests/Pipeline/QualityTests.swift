@@ -119,6 +119,12 @@ struct QualityTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let all = try faces(photos, work.appendingPathComponent("all")).values.flatMap { $0 }
         let scores = all.map { $0["face_quality"] as! Double }.sorted()
+        // stats.json's quartiles: the scores at ranks round((n - 1) p), from the counts it keeps.
+        let allStats = try JSONSerialization.jsonObject(with: Data(contentsOf: work.appendingPathComponent("all/stats.json")))
+        let quartiles = try #require((allStats as? [String: Any])?["face_quality"] as? [String: Double])
+        for (name, p) in [("q1", 0.25), ("median", 0.5), ("q3", 0.75)] {
+            #expect(quartiles[name] == scores[Int((Double(scores.count - 1) * p).rounded())], "\(name): \(quartiles)")
+        }
         // A floor between the lowest and the rest: the lowest face alone is left out.
         let floor = (scores[0] + scores[1]) / 2
         let output = work.appendingPathComponent("floor")
