@@ -221,53 +221,53 @@ final class Landmarker {
         }
         return (0..<5).map { Point2D(Double(out[2 * $0]), Double(out[2 * $0 + 1])) }
     }
+
+    /// dlib's five points for `box` of `gray`, a decode of a photo whose
+    /// upright size is `full`, in that photo's pixels.
+    func find(_ box: PixelRect, in gray: GrayImage, full: (width: Int, height: Int), source: String) throws(FaceCropError)
+        -> [Point2D]
+    {
+        let (sx, sy) = (Double(full.width) / Double(gray.width), Double(full.height) / Double(gray.height))
+        return try find(box, in: gray, source: source).map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
+    }
 }
 
 /// What the quality record costs, for `facecrop-bench quality`: the record
 /// of given faces made as a run with the default detector makes it (dlib's
 /// five points on the box, the measures on the photo's decode at 1024 px,
-/// the score), without the detection around it.
-package enum QualityCost {
-    /// Each face of `faces` (photo path, boxes in upright photo pixels)
-    /// measured `rounds` times; the CPU seconds of the measuring alone and
-    /// the number of records made.
-    package static func measure(_ faces: [(path: String, boxes: [[Int]])], rounds: Int) throws -> (records: Int, cpuSeconds: Double) {
+/// the score), without the detection around it. The photos are decoded
+/// once, when it is made; `measure` is what the bench times.
+package struct QualityCost {
+    private let landmarker: Landmarker
+    private let photos: [(gray: GrayImage, full: (width: Int, height: Int), boxes: [PixelRect])]
+
+    /// `faces`: each photo's path and its boxes in upright photo pixels.
+    package init(_ faces: [(path: String, boxes: [[Int]])]) throws {
         guard let model = PeopleModels.resolveLandmarks() else {
             throw FaceCropError.peopleModelsUnavailable("no \(PeopleModels.landmarks) (scripts/fetch-dlib-models)")
         }
-        let landmarker = try Landmarker(path: model)
-        var decoded: [(gray: GrayImage, full: (width: Int, height: Int), boxes: [PixelRect])] = []
-        for (path, boxes) in faces {
+        landmarker = try Landmarker(path: model)
+        photos = try faces.map { path, boxes in
             let bytes = try PhotoBytes(path: path, source: path)
             let header = try Picture.header(of: bytes, source: path)
-            let full = (header.width, header.height)
             let gray = try Picture.load(bytes, header: header, minScale: 0, fittingIn: 1024, 1024, source: path)
                 .grayPixels(source: path)
-            decoded.append((gray, full, boxes.map { PixelRect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }))
+            return (gray, (header.width, header.height), boxes.map { PixelRect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) })
         }
-        var records = 0
-        let started = processCPUSeconds()
-        for _ in 0..<rounds {
-            for (gray, full, boxes) in decoded {
-                for fullBox in boxes {
-                    let box = CropGeometry.map(fullBox, from: full, to: (gray.width, gray.height))
-                    let (sx, sy) = (Double(full.width) / Double(gray.width), Double(full.height) / Double(gray.height))
-                    let points = try landmarker.find(box, in: gray, source: "").map {
-                        Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5)
-                    }
-                    var quality = FaceQuality(box: box, in: gray, points: points, fromDlib: true, full: full, fullBox: fullBox)
-                    quality.rate(sharpness: Detector.sharpness(of: box, in: gray))
-                    records += quality.score >= 0 ? 1 : 0
-                }
-            }
-        }
-        return (records, processCPUSeconds() - started)
     }
 
-    private static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    /// Every face's record made once; the number of records.
+    package func measure() throws -> Int {
+        var records = 0
+        for (gray, full, boxes) in photos {
+            for fullBox in boxes {
+                let box = CropGeometry.map(fullBox, from: full, to: (gray.width, gray.height))
+                let points = try landmarker.find(box, in: gray, full: full, source: "")
+                var quality = FaceQuality(box: box, in: gray, points: points, fromDlib: true, full: full, fullBox: fullBox)
+                quality.rate(sharpness: Detector.sharpness(of: box, in: gray))
+                records += 1
+            }
+        }
+        return records
     }
 }

@@ -97,10 +97,7 @@ enum DetectStage {
             if let found = face.landmarks, found.estimated.isEmpty {
                 points = found.points
             } else if let landmarker = detector.landmarker, box.width > 1, box.height > 1 {
-                let (sx, sy) = (Double(full.width) / Double(gray.width), Double(full.height) / Double(gray.height))
-                points = try landmarker.find(box, in: gray, source: source).map {
-                    Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5)
-                }
+                points = try landmarker.find(box, in: gray, full: full, source: source)
                 fromDlib = true
             }
         }
