@@ -5,6 +5,7 @@ import PackageDescription
 // (it only takes paths inside the package); this root package passes it as an
 // unsafe flag instead and links only the OpenCV libraries the shim uses.
 let openCVInclude = "/usr/include/opencv4"
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "facecrop",
@@ -47,26 +48,37 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
-        .target(
-            name: "FaceCropKit",
-            dependencies: ["CVipsShim", "CFaceDetect"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
+        // The library, a target per layer; each imports only the layers below it
+        // (docs/design.md draws them). Core has no dependency.
+        .target(name: "FaceCropCore", swiftSettings: swift6),
+        .target(name: "FaceCropImaging", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect"], swiftSettings: swift6),
+        .target(name: "FaceCropDetect", dependencies: ["FaceCropImaging", "CFaceDetect"], swiftSettings: swift6),
+        .target(name: "FaceCropInputs", dependencies: ["FaceCropImaging"], swiftSettings: swift6),
+        .target(name: "FaceCropOutput", dependencies: ["FaceCropDetect", "FaceCropInputs"], swiftSettings: swift6),
+        .target(name: "FaceCropCurate", dependencies: ["FaceCropOutput"], swiftSettings: swift6),
+        .target(name: "FaceCropPeople", dependencies: ["FaceCropCurate"], swiftSettings: swift6),
+        .target(name: "FaceCropPhoto", dependencies: ["FaceCropPeople"], swiftSettings: swift6),
+        .target(name: "FaceCropVideo", dependencies: ["FaceCropPhoto"], swiftSettings: swift6),
+        .target(name: "FaceCropFinish", dependencies: ["FaceCropVideo"], swiftSettings: swift6),
+        .target(name: "FaceCropPick", dependencies: ["FaceCropFinish"], swiftSettings: swift6),
+        .target(name: "FaceCropKit", dependencies: ["FaceCropPick"], swiftSettings: swift6),
         .executableTarget(
             name: "facecrop",
             dependencies: ["FaceCropKit"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            swiftSettings: swift6
         ),
-        // --people's grouping on generated descriptors, for scripts/bench-people.
+        // Made-up inputs with known answers, for facecrop-bench and the tests; not in the product.
+        .target(name: "FaceCropBench", dependencies: ["FaceCropKit"], swiftSettings: swift6),
+        // Benchmarks: --people's grouping on generated descriptors, the quality record's cost, the floor.
         .executableTarget(
             name: "facecrop-bench",
-            dependencies: ["FaceCropKit"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["FaceCropBench"],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "FaceCropKitTests",
-            dependencies: ["FaceCropKit"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["FaceCropBench"],
+            swiftSettings: swift6
         ),
     ]
 )

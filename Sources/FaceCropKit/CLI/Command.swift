@@ -5,6 +5,11 @@
 
 import CVipsShim
 import Foundation
+import FaceCropCore
+import FaceCropDetect
+import FaceCropCurate
+import FaceCropPeople
+import FaceCropPick
 
 /// The whole command: parse, set up, run, report. `main.swift` only wires
 /// signals to `stop` and exits with the status this returns.
@@ -35,7 +40,7 @@ public enum FaceCropCommand {
             return ExitStatus.success
         }
         if options.showVersion {
-            Terminal.stdout("facecrop \(OptionTable.version)\n")
+            Terminal.stdout("facecrop \(Options.version)\n")
             return ExitStatus.success
         }
         if options.showManual {
@@ -68,7 +73,7 @@ public enum FaceCropCommand {
     }
 
     /// The detector every worker gets, from the options.
-    static func detectorConfig(_ options: Options) -> DetectorConfig {
+    package static func detectorConfig(_ options: Options) -> DetectorConfig {
         let main = CascadeFolder.resolve(
             options.target == .face ? options.cascade : nil, name: DetectorConfig.cascadeName(for: options.target))
         let folder = (CascadeFolder.resolve(nil) as NSString).deletingLastPathComponent

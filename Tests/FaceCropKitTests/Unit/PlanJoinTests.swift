@@ -1,7 +1,11 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropInputs
+import FaceCropOutput
+import FaceCropCurate
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// The plan as a merge-join of the walk and the last run's state: every
 /// decision the old all-in-memory plan made, from two ordered streams.

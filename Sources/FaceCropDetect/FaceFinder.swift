@@ -1,0 +1,79 @@
+// Detect/: finding faces (and bodies and cat faces) in the detection decode. One `FaceFinder`
+// protocol and one file per finder over CFaceDetect (a C++ file each): the cascade ensemble,
+// one cascade alone, the cat-face vote, the HOG bodies, YuNet, CenterFace (with its crowd
+// tiles); `Detector`, the worker's owner, picks its finder once. Beside them: where the
+// cascades are found and their loader, the networks' shared decoding, the calibration from
+// the development set, where the models are found and --person-only's rule. A new detector is
+// a new `FaceFinder` file here (and its C++ in CFaceDetect/). It may use CFaceDetect, Imaging/,
+// Model/ and People/'s dlib handles (which `Detector` owns for --people and the pose); Photo/
+// and Video/ call it.
+
+import Foundation
+import FaceCropCore
+import FaceCropImaging
+
+/// One way of finding the target in a photo's detection decode: chosen once,
+/// when a worker's `Detector` is made.
+///
+/// Not thread-safe: a finder owns OpenCV objects (CenterFace's networks
+/// excepted, which lock); it is used by the one task its `Detector` is lent to.
+package protocol FaceFinder: AnyObject {
+    /// Whether `find` needs the photo's colour pixels (the networks).
+    var needsColour: Bool { get }
+
+    /// The target in `gray` (and `rgb`, the same pixels in colour, when
+    /// `needsColour`), in `gray`'s pixels. `minSide`: smallest box side of
+    /// interest, in `gray`'s pixels.
+    func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject]
+
+    /// `landmarks` (in `picture`'s pixels) measured again on the face cut
+    /// upright at ArcFace's scale (`Alignment.remeasured`) by a finder that
+    /// can (YuNet); the others give them back as they are.
+    func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks
+}
+
+extension FaceFinder {
+    package var needsColour: Bool { false }
+
+    package func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks {
+        landmarks
+    }
+}
+
+/// Something found in a photo, in pixels of the image searched.
+package struct Subject: Sendable, Equatable {
+    package var box: PixelRect
+    /// 0...1 for `cascade` and `yunet`; the level weight for `haar` and the
+    /// other targets.
+    package var score: Double
+    /// The eye centres (left in the image first), when they were found.
+    package var eyes: EyePair?
+    /// Five landmarks found together (YuNet, CenterFace).
+    package var five: FaceLandmarks? = nil
+
+    /// The five landmarks: YuNet's, or from the eyes the cascades found
+    /// (whose box centres are in pixel-edge coordinates) with nose and
+    /// mouth estimated.
+    package var landmarks: FaceLandmarks? {
+        five ?? eyes.map { LandmarkEstimate.fromEyes(Point2D($0.x1 - 0.5, $0.y1 - 0.5), Point2D($0.x2 - 0.5, $0.y2 - 0.5)) }
+    }
+}
+
+package struct EyePair: Sendable, Equatable {
+    package var x1: Double, y1: Double, x2: Double, y2: Double
+
+    /// Degrees the eye line is turned clockwise from level (image y grows down).
+    package var angle: Double { atan2(y2 - y1, x2 - x1) * 180 / .pi }
+
+}
+
+extension Calibration.BoxCorrection {
+    /// Every face box of `found` corrected, in a `width` x `height` image.
+    package func apply(_ found: [Subject], width: Int, height: Int) -> [Subject] {
+        found.map { face in
+            var face = face
+            face.box = apply(face.box, width: width, height: height)
+            return face
+        }
+    }
+}
