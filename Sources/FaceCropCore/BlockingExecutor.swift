@@ -8,6 +8,8 @@ import Dispatch
 package final class BlockingExecutor: TaskExecutor {
     private let queue = DispatchQueue(label: "facecrop.photos", attributes: .concurrent)
 
+    package init() {}
+
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()

@@ -138,4 +138,9 @@ package struct DateRange: Sendable, Equatable {
         guard t.dropFirst(4).first == "-", t.dropFirst(7).first == "-" else { return nil }
         return CaptureTime(exifDate: filled, offset: "")?.clock
     }
+
+    package init(since: String? = nil, until: String? = nil) {
+        self.since = since
+        self.until = until
+    }
 }

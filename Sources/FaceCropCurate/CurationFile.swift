@@ -12,6 +12,12 @@ public struct CurationFileError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String {
         line > 0 ? "'\(file)' line \(line): \(reason)" : "'\(file)': \(reason)"
     }
+
+    package init(file: String, line: Int, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
 }
 
 public typealias RejectionsError = CurationFileError

@@ -8,6 +8,8 @@ package enum RejectCommand: Subcommand {
     package static let usage = "Usage: facecrop reject <dataset> <crop-file | #number>... [--rejections FILE] [--quiet]"
 
     package struct Settings: SubcommandSettings {
+        package init() {}
+
         package var arguments: [String] = []
         package var rejections: String?
         package var quiet = false

@@ -50,6 +50,38 @@ package struct DetectorConfig: Sendable {
         case .catface: "haarcascade_frontalcatface_extended.xml"
         }
     }
+
+    package init(
+        kind: DetectorKind = .cascade,
+        target: Target = .face,
+        cascadePath: String,
+        cascadeFolder: String,
+        modelPath: String? = nil,
+        minNeighbors: Int = 4,
+        minScore: Double,
+        needsPeople: Bool = false,
+        needsEyes: Bool = false,
+        workers: Int = 1,
+        largestDetectSide: Int = 1280,
+        embeds: Bool = false,
+        peopleModels: PeopleModelPaths? = nil,
+        posePredictor: String? = nil
+    ) {
+        self.kind = kind
+        self.target = target
+        self.cascadePath = cascadePath
+        self.cascadeFolder = cascadeFolder
+        self.modelPath = modelPath
+        self.minNeighbors = minNeighbors
+        self.minScore = minScore
+        self.needsPeople = needsPeople
+        self.needsEyes = needsEyes
+        self.workers = workers
+        self.largestDetectSide = largestDetectSide
+        self.embeds = embeds
+        self.peopleModels = peopleModels
+        self.posePredictor = posePredictor
+    }
 }
 
 /// Every detection handle one worker needs: its `FaceFinder`, chosen once

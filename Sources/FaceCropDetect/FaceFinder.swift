@@ -65,6 +65,9 @@ package struct EyePair: Sendable, Equatable {
     /// Degrees the eye line is turned clockwise from level (image y grows down).
     package var angle: Double { atan2(y2 - y1, x2 - x1) * 180 / .pi }
 
+    package init(x1: Double, y1: Double, x2: Double, y2: Double) {
+        (self.x1, self.y1, self.x2, self.y2) = (x1, y1, x2, y2)
+    }
 }
 
 extension Calibration.BoxCorrection {

@@ -17,6 +17,11 @@ package enum ClipStep {
     package struct Frame: Sendable, Equatable {
         package var crop: String
         package var face: FrameBox
+
+        package init(crop: String, face: FrameBox) {
+            self.crop = crop
+            self.face = face
+        }
     }
 
     /// Writes the clips of a finished run; returns the errors met. `suffix`

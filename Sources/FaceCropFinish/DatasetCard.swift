@@ -1,5 +1,6 @@
 import Foundation
 import FaceCropCore
+import FaceCropDetect
 
 /// README.md in the output folder: the dataset's card, as the Hugging Face Hub
 /// and `datasets` read it. Its YAML header declares the splits and their

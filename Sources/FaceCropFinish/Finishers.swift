@@ -26,6 +26,24 @@ package struct FinishedRun: Sendable {
     /// The people file as the run used it: the People page embeds its lines
     /// (nil: it could not be read, and the page offers no editing).
     package var people: PeopleFile? = nil
+
+    package init(
+        output: String,
+        records: StateRecords,
+        stats: JSON,
+        temporaries: TemporaryFiles,
+        stop: StopRequest,
+        rejections: RejectionsFile? = nil,
+        people: PeopleFile? = nil
+    ) {
+        self.output = output
+        self.records = records
+        self.stats = stats
+        self.temporaries = temporaries
+        self.stop = stop
+        self.rejections = rejections
+        self.people = people
+    }
 }
 
 /// Which steps run after the manifest is written, each with its own settings.

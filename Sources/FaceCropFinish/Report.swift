@@ -1,5 +1,6 @@
 import Foundation
 import FaceCropCore
+import FaceCropDetect
 import FaceCropInputs
 
 /// report.html: one static page (inline CSS and script, nothing fetched from

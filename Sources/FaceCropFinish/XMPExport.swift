@@ -21,6 +21,11 @@ package enum XMPExport {
     package struct Face {
         package var name: String
         package var box: PixelRect
+
+        package init(name: String, box: PixelRect) {
+            self.name = name
+            self.box = box
+        }
     }
 
     package struct Photo {

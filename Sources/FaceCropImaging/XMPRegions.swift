@@ -94,4 +94,8 @@ package struct XMPRegions: Sendable, Equatable {
 
 package struct XMPFailure: Error, Sendable, Equatable {
     package var reason: String
+
+    package init(reason: String) {
+        self.reason = reason
+    }
 }

@@ -30,6 +30,10 @@ package struct ManifestLines: Sequence {
             return nil
         }
     }
+
+    package init(path: String) {
+        self.path = path
+    }
 }
 
 extension ManifestLines.Line {

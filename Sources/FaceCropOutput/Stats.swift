@@ -201,4 +201,30 @@ package struct Stats {
         line += interrupted ? "; stopped early, the manifest covers the photos done" : ""
         return line + " -> '\(output)'"
     }
+
+    package init(
+        settings: JSON,
+        settingsHash: String,
+        counts: RunCounts,
+        elapsed: Double,
+        jobs: Int,
+        interrupted: Bool,
+        removed: Int,
+        shard: Shard? = nil,
+        finishedAt: Double = Date().timeIntervalSince1970,
+        shardRuns: ShardRuns? = nil,
+        splitNames: [String] = []
+    ) {
+        self.settings = settings
+        self.settingsHash = settingsHash
+        self.counts = counts
+        self.elapsed = elapsed
+        self.jobs = jobs
+        self.interrupted = interrupted
+        self.removed = removed
+        self.shard = shard
+        self.finishedAt = finishedAt
+        self.shardRuns = shardRuns
+        self.splitNames = splitNames
+    }
 }

@@ -15,6 +15,11 @@ import FaceCropCurate
 public struct FaceHandle: Sendable, Hashable {
     public var sha256: String
     public var box: PixelRect
+
+    package init(sha256: String, box: PixelRect) {
+        self.sha256 = sha256
+        self.box = box
+    }
 }
 
 /// What `--people`'s grouping gives the steps after it: every face with a
@@ -41,6 +46,26 @@ public struct PeopleGrouping: Sendable {
         /// Its `face_quality` apart from size (`FaceQuality.apartFromSize`;
         /// 1: a record made before the quality record).
         package var quality = 1.0
+
+        package init(
+            handle: FaceHandle,
+            row: Int,
+            person: String? = nil,
+            previous: String? = nil,
+            group: String? = nil,
+            track: String? = nil,
+            frame: Int? = nil,
+            quality: Double = 1.0
+        ) {
+            self.handle = handle
+            self.row = row
+            self.person = person
+            self.previous = previous
+            self.group = group
+            self.track = track
+            self.frame = frame
+            self.quality = quality
+        }
     }
 
     public var faces: [Face]
@@ -65,6 +90,13 @@ public struct PeopleGrouping: Sendable {
     public static func number(of id: String) -> Int? {
         guard id.hasPrefix("person-") else { return nil }
         return Int(id.dropFirst(7))
+    }
+
+    package init(faces: [Face], embeddings: [Float], nextNumber: Int, sidecarNames: [Int: String] = [:]) {
+        self.faces = faces
+        self.embeddings = embeddings
+        self.nextNumber = nextNumber
+        self.sidecarNames = sidecarNames
     }
 }
 

@@ -13,6 +13,8 @@ package enum PeopleCommand: Subcommand {
         "Usage: facecrop people <dataset> [--json] | <dataset> (--name NAME | --add NAME | --not NAME | --ignore) <crop-file | #number>... [--people-file FILE]"
 
     package struct Settings: SubcommandSettings {
+        package init() {}
+
         package var arguments: [String] = []
         package var json = false
         package var kind: PeopleStatement.Kind?

@@ -1,4 +1,5 @@
 import Foundation
+import FaceCropCore
 
 /// A person's name: which names can name a person, and how people.txt
 /// writes one. Any name can: commas, brackets, `:`, `=`, `#`, quotes, any

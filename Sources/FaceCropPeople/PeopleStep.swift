@@ -25,6 +25,12 @@ package enum PeopleStep {
         package var split: SplitSpec?
         package var splitByPerson = false
         package var keep: Set<String> = []
+
+        package init(split: SplitSpec? = nil, splitByPerson: Bool = false, keep: Set<String> = []) {
+            self.split = split
+            self.splitByPerson = splitByPerson
+            self.keep = keep
+        }
     }
 
     package struct Result {
@@ -56,6 +62,12 @@ package enum PeopleStep {
         package var file = PeopleFile()
         package var path = PeopleFile.defaultName
         package var quiet = false
+
+        package init(file: PeopleFile = PeopleFile(), path: String = PeopleFile.defaultName, quiet: Bool = false) {
+            self.file = file
+            self.path = path
+            self.quiet = quiet
+        }
     }
 
     /// `run`, its counts in place of `counts` (whose reuse count stays).

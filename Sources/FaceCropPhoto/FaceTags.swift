@@ -44,6 +44,12 @@ package enum FaceTags {
         package var turned: Bool { orientation >= 5 }
         package var width: Int { turned ? storedHeight : storedWidth }
         package var height: Int { turned ? storedWidth : storedHeight }
+
+        package init(storedWidth: Int, storedHeight: Int, orientation: Int) {
+            self.storedWidth = storedWidth
+            self.storedHeight = storedHeight
+            self.orientation = orientation
+        }
     }
 
     /// How much a region may reach past the photo's edge and be cut to it

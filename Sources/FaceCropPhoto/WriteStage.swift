@@ -161,6 +161,20 @@ package struct WriteStage {
             throw error.isOutOfSpace ? .outputFull(source, reason: reason) : .writeFailed(source, reason: reason)
         }
     }
+
+    package init(
+        settings: CropSettings,
+        outputRoot: String,
+        temporaries: TemporaryFiles,
+        journal: Journal? = nil,
+        gate: DecodeGate
+    ) {
+        self.settings = settings
+        self.outputRoot = outputRoot
+        self.temporaries = temporaries
+        self.journal = journal
+        self.gate = gate
+    }
 }
 
 extension FaceRecord {

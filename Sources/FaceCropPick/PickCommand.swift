@@ -13,6 +13,8 @@ package enum PickCommand: Subcommand {
     package static let defaultCount = 20
 
     package struct Settings: SubcommandSettings {
+        package init() {}
+
         package var operands: [String] = []
         package var person: String?
         package var count: Int?

@@ -2,6 +2,7 @@ import Foundation
 import FaceCropCore
 import FaceCropImaging
 import FaceCropInputs
+import FaceCropOutput
 import FaceCropPhoto
 
 /// A picked crop's bytes: cut again from its photo at pick's `--size` and

@@ -101,6 +101,18 @@ package struct VideoStage: Sendable {
             duration: rounded(video.probe.duration ?? read.lastTime), samples: read.samples, fullFrames: fullFrames)
         return record
     }
+
+    package init(
+        tools: VideoTools? = nil,
+        toolsProblem: String? = nil,
+        stop: StopRequest? = nil,
+        cores: CoreShare? = nil
+    ) {
+        self.tools = tools
+        self.toolsProblem = toolsProblem
+        self.stop = stop
+        self.cores = cores
+    }
 }
 
 /// One video as its two reads see it: where it is, what ffprobe said, the

@@ -2,6 +2,7 @@ import Foundation
 import FaceCropCore
 import FaceCropOutput
 import FaceCropFinish
+import FaceCropPick
 
 /// `facecrop export webdataset <dataset> <out> [--shard-size N]`: the
 /// dataset's crops as WebDataset tar shards, `faces-000000.tar`, ..., each

@@ -6,6 +6,7 @@ import FaceCropOutput
 import FaceCropCurate
 import FaceCropPeople
 import FaceCropFinish
+import FaceCropPick
 
 /// `facecrop merge OUT SHARD_DIR...`: combines the outputs of `--shard K/N`
 /// runs into one dataset whose manifest, crops and stable stats are the bytes
@@ -15,6 +16,8 @@ package enum MergeCommand: Subcommand {
 
     /// What `merge` is told on the command line.
     package struct Settings: SubcommandSettings {
+        package init() {}
+
         package var folders: [String] = []
         package var quiet = false
         package var json = false

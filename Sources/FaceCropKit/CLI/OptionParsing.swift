@@ -66,7 +66,7 @@ extension OptionTable {
     /// `--help`, generated from the table.
     public static var help: String {
         var lines = [
-            "facecrop \(version): cut the faces out of a photo library into a dataset.",
+            "facecrop \(Options.version): cut the faces out of a photo library into a dataset.",
             "",
             usage,
             "",

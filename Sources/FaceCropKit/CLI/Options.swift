@@ -1,7 +1,9 @@
 import Foundation
 import FaceCropCore
+import FaceCropDetect
 import FaceCropCurate
 import FaceCropVideo
+import FaceCropPick
 
 public enum OptionTable {
     public static let usage = "Usage: facecrop <photos>... -o <dir> [options]"

@@ -1,5 +1,6 @@
 import Foundation
 import FaceCropCore
+import FaceCropInputs
 import FaceCropPeople
 
 /// `--check` and `--dry-run`: say what a run would do, change nothing.
