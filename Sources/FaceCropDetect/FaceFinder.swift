@@ -57,6 +57,13 @@ package struct Subject: Sendable, Equatable {
     package var landmarks: FaceLandmarks? {
         five ?? eyes.map { LandmarkEstimate.fromEyes(Point2D($0.x1 - 0.5, $0.y1 - 0.5), Point2D($0.x2 - 0.5, $0.y2 - 0.5)) }
     }
+
+    package init(box: PixelRect, score: Double, eyes: EyePair? = nil, five: FaceLandmarks? = nil) {
+        self.box = box
+        self.score = score
+        self.eyes = eyes
+        self.five = five
+    }
 }
 
 package struct EyePair: Sendable, Equatable {

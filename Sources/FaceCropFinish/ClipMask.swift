@@ -7,6 +7,13 @@ package struct FrameBox: Sendable, Equatable {
     package var y: Double
     package var width: Double
     package var height: Double
+
+    package init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
 }
 
 /// The alpha mask of one clip frame: pure geometry, no pixels read.

@@ -207,5 +207,9 @@ package enum HFMetadata {
             default: out += "null"
             }
         }
+
+        package init(columns: [String: Column] = [:]) {
+            self.columns = columns
+        }
     }
 }

@@ -51,6 +51,8 @@ package struct LeftOut {
 /// and how many there are in all, so a report of a million photos without a
 /// face holds a thousand names, not a million.
 package struct ShownList<Element> {
+    package init() {}
+
     package private(set) var shown: [Element] = []
     package private(set) var count = 0
 

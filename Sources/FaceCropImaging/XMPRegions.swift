@@ -25,6 +25,30 @@ package struct XMPRegions: Sendable, Equatable {
         package var h: String?
         package var unit: String?
         package var rectangle: String?
+
+        package init(
+            schema: Schema,
+            position: Int,
+            name: String? = nil,
+            type: String? = nil,
+            x: String? = nil,
+            y: String? = nil,
+            w: String? = nil,
+            h: String? = nil,
+            unit: String? = nil,
+            rectangle: String? = nil
+        ) {
+            self.schema = schema
+            self.position = position
+            self.name = name
+            self.type = type
+            self.x = x
+            self.y = y
+            self.w = w
+            self.h = h
+            self.unit = unit
+            self.rectangle = rectangle
+        }
     }
 
     package var regions: [Region] = []
@@ -89,6 +113,18 @@ package struct XMPRegions: Sendable, Equatable {
         let pointer: OpaquePointer
         init(_ pointer: OpaquePointer) { self.pointer = pointer }
         deinit { CFaceDetect_XmpRegionsFree(pointer) }
+    }
+
+    package init(
+        regions: [Region] = [],
+        appliedWidth: String? = nil,
+        appliedHeight: String? = nil,
+        appliedUnit: String? = nil
+    ) {
+        self.regions = regions
+        self.appliedWidth = appliedWidth
+        self.appliedHeight = appliedHeight
+        self.appliedUnit = appliedUnit
     }
 }
 

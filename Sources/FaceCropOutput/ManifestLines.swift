@@ -16,6 +16,13 @@ package struct ManifestLines: Sequence {
         package var status: String
         /// The crop path relative to the dataset folder ("" without a crop).
         package var crop: String
+
+        package init(text: String, object: [String: Any], status: String, crop: String) {
+            self.text = text
+            self.object = object
+            self.status = status
+            self.crop = crop
+        }
     }
 
     /// Lines that are empty or do not parse are skipped.

@@ -10,6 +10,12 @@ package struct FaceTag: Sendable, Equatable {
     package var box: PixelRect
     /// The file that gave it (the sidecar's name, else the photo's), for messages.
     package var file = ""
+
+    package init(name: String? = nil, box: PixelRect, file: String = "") {
+        self.name = name
+        self.box = box
+        self.file = file
+    }
 }
 
 /// Face regions read from XMP and turned into boxes (docs/libraries.md):

@@ -45,6 +45,12 @@ package struct PickCandidate: Sendable {
         package var yaw: Double
         package var pitch: Double
         package var roll: Double
+
+        package init(yaw: Double, pitch: Double, roll: Double) {
+            self.yaw = yaw
+            self.pitch = pitch
+            self.roll = roll
+        }
     }
 
     /// The capture year (`2019`), or nil when `taken` is not known.
@@ -62,6 +68,54 @@ package struct PickCandidate: Sendable {
 
     /// The photo this crop comes from, as one key (`input/source`).
     package var photoKey: String { input.isEmpty ? source : input + "/" + source }
+
+    package init(
+        number: Int,
+        source: String,
+        sourceBytes: [UInt8]? = nil,
+        input: String,
+        face: Int,
+        crop: String,
+        person: String? = nil,
+        box: PixelRect,
+        width: Int? = nil,
+        height: Int? = nil,
+        sha256: String? = nil,
+        sharpness: Double,
+        phash: PerceptualHash? = nil,
+        photoHash: PerceptualHash? = nil,
+        taken: String? = nil,
+        pose: Pose? = nil,
+        facePixels: Double? = nil,
+        faceQuality: Double? = nil,
+        qualityReason: String? = nil,
+        embedding: Int? = nil,
+        track: Int? = nil,
+        isVideo: Bool
+    ) {
+        self.number = number
+        self.source = source
+        self.sourceBytes = sourceBytes
+        self.input = input
+        self.face = face
+        self.crop = crop
+        self.person = person
+        self.box = box
+        self.width = width
+        self.height = height
+        self.sha256 = sha256
+        self.sharpness = sharpness
+        self.phash = phash
+        self.photoHash = photoHash
+        self.taken = taken
+        self.pose = pose
+        self.facePixels = facePixels
+        self.faceQuality = faceQuality
+        self.qualityReason = qualityReason
+        self.embedding = embedding
+        self.track = track
+        self.isVideo = isVideo
+    }
 }
 
 extension PickCandidate {

@@ -10,6 +10,22 @@ package struct PickChoice: Sendable {
     package var others: [Int]
     /// Sentences for pick.json.
     package var why: [String]
+
+    package init(
+        candidate: PickCandidate,
+        score: Double,
+        scoreSource: PickScore.Source,
+        bin: PoseBin,
+        others: [Int],
+        why: [String]
+    ) {
+        self.candidate = candidate
+        self.score = score
+        self.scoreSource = scoreSource
+        self.bin = bin
+        self.others = others
+        self.why = why
+    }
 }
 
 /// Chooses N crops from a pool: at most one per group of near-duplicates

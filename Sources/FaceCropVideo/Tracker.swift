@@ -77,6 +77,10 @@ package struct Tracker {
     package static func distance(_ a: [Double], _ b: [Double]) -> Double {
         zip(a, b).reduce(0) { $0 + abs($1.0 - $1.1) } / 2
     }
+
+    package init() {
+
+    }
 }
 
 /// `--per-track`: how good a crop of a track is.

@@ -192,4 +192,26 @@ package struct VideoProbe: Equatable {
         times.sort()
         return times
     }
+
+    package init(
+        stream: Int,
+        storedWidth: Int,
+        storedHeight: Int,
+        rotation: Int,
+        timeBase: (num: Int, den: Int),
+        duration: Double? = nil,
+        transfer: String,
+        pixelFormat: String,
+        taken: CaptureTime? = nil
+    ) {
+        self.stream = stream
+        self.storedWidth = storedWidth
+        self.storedHeight = storedHeight
+        self.rotation = rotation
+        self.timeBase = timeBase
+        self.duration = duration
+        self.transfer = transfer
+        self.pixelFormat = pixelFormat
+        self.taken = taken
+    }
 }

@@ -71,6 +71,8 @@ package final class PlanFeed: IteratorProtocol {
 /// time, each label's in order, so they are written to an unnamed
 /// temporary file as runs and merged when listed: nothing per photo in memory.
 package final class GoneList {
+    package init() {}
+
     private let file: UnsafeMutablePointer<FILE>? = tmpfile()
     /// Where each sorted run starts (a few per run of facecrop).
     private var runs: [Int] = []

@@ -47,6 +47,22 @@ package struct PlanJoin: IteratorProtocol {
         /// photos with duplicate faces are processed again and every face
         /// has its crop before the faces are regrouped.
         package var regroup = false
+
+        package init(
+            overwrite: Bool = false,
+            retryErrors: Bool = true,
+            stateCurrent: Bool = true,
+            cropExists: @escaping (String) -> Bool = { _ in true },
+            rejections: RejectionsFile = RejectionsFile(),
+            regroup: Bool = false
+        ) {
+            self.overwrite = overwrite
+            self.retryErrors = retryErrors
+            self.cropExists = cropExists
+            self.stateCurrent = stateCurrent
+            self.rejections = rejections
+            self.regroup = regroup
+        }
     }
 
     private var walk: AnyIterator<WalkItem>

@@ -231,7 +231,7 @@ struct PlanJoinTests {
             .write(toFile: journalPath, atomically: true, encoding: .utf8)
         let journal = JournalContents(path: journalPath, settingsHash: "now")
         var found = DeletedCrops.candidates(statePath: statePath, journal: journal, output: output, rejections: RejectionsFile())
-        #expect(found.keys.sorted() == [StateStore.key(label: "", source: "b.jpg")])
+        #expect(found.keys.sorted() == [Photo.key(label: "", source: "b.jpg")])
         var rejections = RejectionsFile()
         _ = rejections.add([(Rejection(sha256: "00", box: PixelRect(x: 0, y: 0, width: 10, height: 10)), "b")])
         found = DeletedCrops.candidates(statePath: statePath, journal: journal, output: output, rejections: rejections)
