@@ -1,7 +1,3 @@
-// Generated/: made-up inputs with a known answer, for facecrop-bench and the
-// tests. Nothing in the product calls this folder; it may import any other
-// folder of FaceCropKit (it builds their inputs) and is seen only inside the
-// package (`package` access).
 import Foundation
 
 /// SplitMix64: a small generator, the same numbers on every machine.

@@ -1,6 +1,3 @@
-// Model/: the typed record that flows through a run: PhotoRecord with its FaceRecords,
-// RunCounts, capture times. It uses no other folder; every folder may use it.
-
 /// One face facecrop found in a photo and (in a run) the crop it wrote.
 package struct FaceRecord: Sendable, Equatable {
     /// 0-based; faces are numbered largest first.

@@ -1,8 +1,3 @@
-// Curate/: what a person or a rule takes out of or sorts in a dataset, photos and videos alike:
-// rejections.txt and `facecrop reject`, crops deleted by hand, --dedup's near-duplicate index
-// and step, --split, and the plain-text curation files' shared reading and writing
-// (CurationFile). It may use Model/, Output/ and Imaging/'s geometry; identity lives in People/.
-
 import Foundation
 import FaceCropCore
 

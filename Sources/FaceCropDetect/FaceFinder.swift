@@ -1,13 +1,3 @@
-// Detect/: finding faces (and bodies and cat faces) in the detection decode. One `FaceFinder`
-// protocol and one file per finder over CFaceDetect (a C++ file each): the cascade ensemble,
-// one cascade alone, the cat-face vote, the HOG bodies, YuNet, CenterFace (with its crowd
-// tiles); `Detector`, the worker's owner, picks its finder once. Beside them: where the
-// cascades are found and their loader, the networks' shared decoding, the calibration from
-// the development set, where the models are found and --person-only's rule. A new detector is
-// a new `FaceFinder` file here (and its C++ in CFaceDetect/). It may use CFaceDetect, Imaging/,
-// Model/ and People/'s dlib handles (which `Detector` owns for --people and the pose); Photo/
-// and Video/ call it.
-
 import Foundation
 import FaceCropCore
 import FaceCropImaging

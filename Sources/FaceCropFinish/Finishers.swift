@@ -1,7 +1,3 @@
-// Finish/: what is made after the crops from the records read back one at a time: contact sheet,
-// report.html and the People page, alpha clips (their mask and ffmpeg encoder). It may use Model/,
-// Output/, Curate/, People/ and Video/'s ffmpeg locator; nothing but Run/ calls it.
-
 import CVipsShim
 import Foundation
 import FaceCropCore

@@ -1,7 +1,3 @@
-// Imaging/: pixels. libvips handles (decode, cut, encode, warp), the open photo file they read
-// (PhotoBytes), crop placement and geometry (pure), alignment to landmark templates, and the
-// shims' messages. It may use Model/ only.
-
 import CVipsShim
 import Foundation
 import FaceCropCore

@@ -1,9 +1,3 @@
-// Video/: videos as a source: which files are videos, ffmpeg located and
-// probed, frames sampled and read, faces tracked, the video stage of a worker (VideoStage: probe
-// and limits, FirstRead, the tracks' choice in VideoTracks, SecondRead) and the cores it borrows.
-// (Alpha clips, an output, are Finish/'s.) A new sampling mode goes here (VideoSampling, FrameReader). It may
-// use Model/, Imaging/, Detect/, Photo/'s stages, People/'s embedder, Curate/ and Output/.
-
 import Foundation
 
 /// What a file's first bytes say it is, for a photo named like a video or a

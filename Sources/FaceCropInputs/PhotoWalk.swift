@@ -1,7 +1,3 @@
-// Pipeline/: finding the inputs (the walk, photo libraries: Apple Photos, iPhone imports, Google
-// Takeout and their sidecars) and the small concurrency helpers (blocking executor, decode gate,
-// libvips diagnosis lock). It may use Model/ and Output/.
-
 import Foundation
 import FaceCropCore
 

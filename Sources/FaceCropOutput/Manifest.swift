@@ -1,8 +1,3 @@
-// Output/: the dataset's files. The only code that turns records into JSON and reads JSON back
-// (manifest lines, state and journal, stats, the dataset card, HF metadata, tar shards), atomic
-// writes and the output lock. It may use Model/ and Imaging/'s geometry, never identity,
-// detection or curation code.
-
 import Foundation
 import FaceCropCore
 

@@ -1,8 +1,3 @@
-// People/: identity. dlib's descriptors (Embedder), embeddings.npy, the grouping rule and its
-// neighbour search, the people file and naming (people.txt, Takeout names), the listing behind
-// `facecrop people` and the People page, and the `people` command. A new identity rule goes
-// here. It may use Model/, Output/, Curate/'s shared file code and Imaging/.
-
 import CFaceDetect
 import FaceCropCore
 import FaceCropImaging

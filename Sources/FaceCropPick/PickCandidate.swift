@@ -1,10 +1,3 @@
-// Pick/: `facecrop pick`, a person's best and most varied crops, chosen from
-// a finished dataset's manifest.jsonl (and embeddings.npy) without changing
-// it. PickCandidate reads the manifest lines, PoseBin and PickScore say
-// where a crop stands and how good it is, PickVariety groups near-duplicates
-// and chooses, PickCut and PickWriter make <out>. Imports Output/ (manifest
-// lines, JSON, atomic files), Curate/ (the hash index), Photo/ and Imaging/
-// (the main run's crop path) and Finish/ (contact-sheet tiles).
 import Foundation
 import FaceCropCore
 import FaceCropOutput

@@ -1,8 +1,3 @@
-// CLI/: the command line. The option table (one declaration per option, behind the parser,
-// --help, the man page, completions and config files), exit statuses and errors, progress, the
-// subcommands' dispatch (Command.swift) and their shared argument reading (Subcommand.swift),
-// and `merge`. It may use every other folder; only facecrop/main.swift uses it.
-
 import CVipsShim
 import Foundation
 import FaceCropCore

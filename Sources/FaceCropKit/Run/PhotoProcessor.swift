@@ -1,8 +1,3 @@
-// Photo/: one photo's way through a worker: read, decode, detect, place (pure), write, one stage
-// a file, and the settings they share (CropSettings). A video is handed to Video/'s stage
-// (VideoStage), which uses these stages too. It may use Model/, Imaging/, Detect/, People/'s
-// embedder, Video/'s stage and Output/.
-
 import CVipsShim
 import Foundation
 import Synchronization

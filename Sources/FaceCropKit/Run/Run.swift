@@ -1,6 +1,3 @@
-// Run/: the main command as a short sequence, setup -> plan -> pipeline -> commit -> finish,
-// with --check, --dry-run and the floor benchmark. It may use every folder but CLI/.
-
 import Foundation
 import FaceCropCore
 import FaceCropOutput
