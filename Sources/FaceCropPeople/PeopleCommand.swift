@@ -48,8 +48,10 @@ package enum PeopleCommand: Subcommand {
     package static let about = [
         "Lists the people of a dataset made with --people, from its manifest.jsonl: for",
         "each person (a name from people.txt, or an id such as person-0007), the number",
-        "of faces and photos and a representative crop (the sharpest of the larger",
-        "faces); then the faces that belong to no person. Name and correct people in",
+        "of faces and photos and a representative crop: the face with the highest",
+        "face_quality, the first in manifest order on a tie (in a dataset made before",
+        "the quality record, the sharpest of the faces at least half as large as the",
+        "largest); then the faces that belong to no person. Name and correct people in",
         "people.txt (see report-people.html), or with --name, --add, --not or --ignore",
         "and crops (a crop file or '#N', as for facecrop reject): their statements are",
         "added to the people file, every line already there kept; the next run with",

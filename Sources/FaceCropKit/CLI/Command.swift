@@ -11,15 +11,8 @@ import FaceCropPick
 public enum FaceCropCommand {
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
 
-        let rest = Array(arguments.dropFirst())
-        switch arguments.first {
-        case "export": return ExportCommand.run(rest, stop: stop, temporaries: temporaries)
-        case "reject": return await RejectCommand.main(rest, operands: \.arguments) { RejectCommand.run($0, temporaries: temporaries) }
-        case "pick": return await PickCommand.main(rest, operands: \.operands) { PickCommand.run($0, stop: stop, temporaries: temporaries) }
-        case "people": return await PeopleCommand.main(rest, operands: \.arguments) { PeopleCommand.run($0, temporaries: temporaries) }
-        case "merge":
-            return await MergeCommand.main(rest, operands: \.folders) { await MergeCommand.run($0, stop: stop, temporaries: temporaries) }
-        default: break
+        if let name = arguments.first, let command = Commands.named(name) {
+            return await command.run(Array(arguments.dropFirst()), stop, temporaries)
         }
         var arguments = arguments
         let floor = arguments.first == "floor"

@@ -176,7 +176,7 @@ package enum Manual {
                 if [[ "$cur" == -* ]]; then
                     COMPREPLY=($(compgen -W "\(names)" -- "$cur"))
                 elif [[ $COMP_CWORD -eq 1 ]]; then
-                    COMPREPLY=($(compgen -W "merge export people pick" -- "$cur") $(compgen -f -- "$cur"))
+                    COMPREPLY=($(compgen -W "\(Commands.all.map(\.name).joined(separator: " "))" -- "$cur") $(compgen -f -- "$cur"))
                 else
                     COMPREPLY=($(compgen -f -- "$cur"))
                 fi

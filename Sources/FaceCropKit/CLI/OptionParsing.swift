@@ -74,8 +74,8 @@ extension OptionTable {
             "JPEG XL), finds faces with an OpenCV cascade and writes one square crop per face,",
             "with manifest.jsonl, metadata.jsonl and stats.json, into the output folder.",
             "",
-            "Options:",
         ]
+        lines += Commands.helpLines + ["", "Options:"]
         lines += ArgumentReader.helpLines(all)
         lines += [""] + ExitStatus.helpParagraph()
         return lines.joined(separator: "\n") + "\n"
