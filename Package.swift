@@ -5,6 +5,7 @@ import PackageDescription
 // (it only takes paths inside the package); this root package passes it as an
 // unsafe flag instead and links only the OpenCV libraries the shim uses.
 let openCVInclude = "/usr/include/opencv4"
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "facecrop",
@@ -47,26 +48,60 @@ let package = Package(
                 .linkedLibrary("stdc++"),
             ]
         ),
-        .target(
-            name: "FaceCropKit",
-            dependencies: ["CVipsShim", "CFaceDetect"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
+        // The library, a target per layer (docs/design.md draws them). Each names
+        // exactly the targets its files import, all of them lower layers;
+        // scripts/test builds with --explicit-target-dependency-import-check=error,
+        // so an import that is not declared here does not build.
+        // records, errors, exit statuses, geometry, settings values, JSON, atomic files; no dependency
+        .target(name: "FaceCropCore", dependencies: [], swiftSettings: swift6),
+        // pixels: libvips handles, the photo file, alignment, the measured quality record
+        .target(name: "FaceCropImaging", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect"], swiftSettings: swift6),
+        // finding the photos: the walk, photo libraries, sidecars, file kinds
+        .target(name: "FaceCropInputs", dependencies: ["FaceCropCore"], swiftSettings: swift6),
+        // the finders, one file each, behind FaceFinder; dlib's landmarks and descriptor
+        .target(name: "FaceCropDetect", dependencies: ["FaceCropCore", "FaceCropImaging", "CFaceDetect"], swiftSettings: swift6),
+        // the dataset's files: manifest, state and journal, stats, the output lock
+        .target(name: "FaceCropOutput", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropDetect"], swiftSettings: swift6),
+        // rejections, deleted crops, --dedup, --split, the curation files
+        .target(name: "FaceCropCurate", dependencies: ["FaceCropCore", "FaceCropInputs", "FaceCropOutput"], swiftSettings: swift6),
+        // identity: grouping, people.txt and naming, `facecrop people`
+        .target(name: "FaceCropPeople", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropDetect", "FaceCropOutput", "FaceCropCurate", "CFaceDetect"], swiftSettings: swift6),
+        // one photo's stages: read, decode, detect, place, write
+        .target(name: "FaceCropPhoto", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropDetect", "FaceCropOutput", "FaceCropCurate"], swiftSettings: swift6),
+        // videos as a source: probe, sample, track, the second read
+        .target(name: "FaceCropVideo", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropDetect", "FaceCropOutput", "FaceCropCurate", "FaceCropPhoto", "CVipsShim"], swiftSettings: swift6),
+        // after the crops: contact sheet, report, People page, clips, dataset card
+        .target(name: "FaceCropFinish", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropDetect", "FaceCropOutput", "FaceCropCurate", "FaceCropPeople", "FaceCropVideo", "CVipsShim"], swiftSettings: swift6),
+        // `facecrop pick`
+        .target(name: "FaceCropPick", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropOutput", "FaceCropCurate", "FaceCropPeople", "FaceCropPhoto", "FaceCropFinish"], swiftSettings: swift6),
+        // the run (setup -> plan -> pipeline -> commit -> finish) and the command line
+        .target(name: "FaceCropKit", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropDetect", "FaceCropOutput", "FaceCropCurate", "FaceCropPeople", "FaceCropPhoto", "FaceCropVideo", "FaceCropFinish", "FaceCropPick", "CVipsShim"], swiftSettings: swift6),
         .executableTarget(
             name: "facecrop",
-            dependencies: ["FaceCropKit"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["FaceCropCore", "FaceCropKit"],
+            swiftSettings: swift6
         ),
-        // --people's grouping on generated descriptors, for scripts/bench-people.
+        // Made-up inputs with known answers and the quality record's cost, for
+        // facecrop-bench and the tests; nothing in the product uses it.
+        .target(
+            name: "FaceCropBench",
+            dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropDetect", "FaceCropCurate", "FaceCropPeople"],
+            swiftSettings: swift6
+        ),
+        // Benchmarks: --people's grouping on generated descriptors, naming, --dedup's index, the quality record.
         .executableTarget(
             name: "facecrop-bench",
-            dependencies: ["FaceCropKit"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["FaceCropBench", "FaceCropCurate", "FaceCropPeople"],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "FaceCropKitTests",
-            dependencies: ["FaceCropKit"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: [
+                "FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropDetect", "FaceCropOutput", "FaceCropCurate",
+                "FaceCropPeople", "FaceCropPhoto", "FaceCropVideo", "FaceCropFinish", "FaceCropPick", "FaceCropKit",
+                "FaceCropBench",
+            ],
+            swiftSettings: swift6
         ),
     ]
 )

@@ -123,7 +123,7 @@ def pairs(orig, other, mirror=False):
     return out
 
 
-# The score, as Sources/FaceCropKit/Imaging/FaceQuality.swift computes it.
+# The score, as Sources/FaceCropCore/FaceQuality.swift (QualityScore) computes it.
 DEFAULTS = dict(sharpHalf=40.0, sizeHalf=12.0, darkHalf=0.03, brightHalf=0.10, blocksHalf=1.0, jpegHalf=5.0, yawHalf=60.0)
 
 

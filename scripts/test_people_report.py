@@ -44,9 +44,8 @@ def edit_page(work, dataset, listing):
     """Makes the four changes on the page and saves; the downloaded text and what was changed."""
     downloads = f"{work}/downloads"
     os.makedirs(downloads, exist_ok=True)
-    browser = Browser(work)
     changed = {}
-    try:
+    with Browser(work) as browser:
         browser.call("Browser.setDownloadBehavior", session=False, behavior="allow", downloadPath=downloads,
                      eventsEnabled=True)
         browser.call("Page.enable")
@@ -94,8 +93,6 @@ def edit_page(work, dataset, listing):
         done = browser.wait_for("Browser.downloadProgress", lambda p: p["state"] in ("completed", "canceled"))
         if done["state"] != "completed":
             fail("the download was canceled")
-    finally:
-        browser.close()
     if os.listdir(downloads) != ["people.txt"]:
         fail(f"downloaded {os.listdir(downloads)}, not people.txt")
     with open(f"{downloads}/people.txt") as saved:

@@ -9,8 +9,10 @@ elements' places on the rendered page.
     python3 scripts/test_report.py FACECROP PHOTOS WORK
 """
 
+import fcntl
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -23,7 +25,9 @@ def fail(message):
 
 
 class Browser:
-    """Headless Chromium with one page, spoken to over the DevTools pipe."""
+    """Headless Chromium with one page, spoken to over the DevTools pipe.
+    Use it in a with block: the browser is closed on the way out, and its
+    chromium.log goes to stderr when the block fails."""
 
     def __init__(self, work):
         to_chrome_r, self.to_chrome = os.pipe()
@@ -33,28 +37,49 @@ class Browser:
             f"--user-data-dir={work}/profile", "--window-size=1280,900", "about:blank",
         ]
 
-        # The shell puts the pipe's ends on descriptors 3 and 4, as Chromium wants.
-        shell = f'exec "$@" 3<&{to_chrome_r} 4>&{from_chrome_w}'
-        self.process = subprocess.Popen(
-            ["sh", "-c", shell, "sh", *command], pass_fds=(to_chrome_r, from_chrome_w),
-            stdout=subprocess.DEVNULL, stderr=open(f"{work}/chromium.log", "w"))
+        def hand_over():
+            # In the child: Chromium reads descriptor 3 and writes 4. Copies above 4
+            # first, so that putting one end on 3 cannot close the other sitting there.
+            # (No shell: dash takes one-digit descriptors only.)
+            read_end = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD_CLOEXEC, 5)
+            write_end = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD_CLOEXEC, 5)
+            os.dup2(read_end, 3)
+            os.dup2(write_end, 4)
+
+        self.log = f"{work}/chromium.log"
+        # close_fds would close 3 and 4 after hand_over runs; Python's own
+        # descriptors are close-on-exec anyway.
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(command, preexec_fn=hand_over, close_fds=False,
+                                            stdout=subprocess.DEVNULL, stderr=log)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self.buffer = b""
         self.next_id = 0
         self.events = []
         self.session = None
-        targets = self.call("Target.getTargets")["targetInfos"]
-        page = next(t for t in targets if t["type"] == "page")
-        self.session = self.call("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
+        try:
+            targets = self.call("Target.getTargets")["targetInfos"]
+            page = next(t for t in targets if t["type"] == "page")
+            self.session = self.call("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
+        except BaseException:
+            self.close(failed=True)
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, trace):
+        self.close(failed=kind is not None)
 
     def read(self, deadline):
         while b"\0" not in self.buffer:
-            if time.monotonic() > deadline:
+            ready, _, _ = select.select([self.from_chrome], [], [], max(0, deadline - time.monotonic()))
+            if not ready:
                 fail("Chromium did not answer in time")
             chunk = os.read(self.from_chrome, 65536)
             if not chunk:
-                fail("Chromium closed the pipe (see chromium.log)")
+                fail("Chromium closed the pipe")
             self.buffer += chunk
         message, self.buffer = self.buffer.split(b"\0", 1)
         return json.loads(message)
@@ -64,7 +89,10 @@ class Browser:
         message = {"id": self.next_id, "method": method, "params": params}
         if session and self.session:
             message["sessionId"] = self.session
-        os.write(self.to_chrome, json.dumps(message).encode() + b"\0")
+        try:
+            os.write(self.to_chrome, json.dumps(message).encode() + b"\0")
+        except BrokenPipeError:
+            fail(f"Chromium closed the pipe before {method}")
         deadline = time.monotonic() + TIMEOUT
         while True:
             reply = self.read(deadline)
@@ -103,15 +131,21 @@ class Browser:
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=rect[0], y=rect[1], button="left", clickCount=1)
 
-    def close(self):
-        try:
-            self.call("Browser.close", session=False)
-        except SystemExit:
-            pass
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+    def close(self, failed=False):
+        """Stops Chromium and closes our ends of the pipe, so that the next
+        browser starts from the same descriptors; on failure, shows chromium.log."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        os.close(self.to_chrome)
+        os.close(self.from_chrome)
+        if failed:
+            with open(self.log, errors="replace") as log:
+                print(f"--- {self.log} ---\n{log.read()}--- end of chromium.log ---", file=sys.stderr)
 
 
 def facecrop(binary, *arguments, expect=(0,)):
@@ -130,8 +164,7 @@ def save_from_report(work, dataset, face):
     """Opens the report, ticks `face`'s crop, clicks Save; the downloaded file's text."""
     downloads = f"{work}/downloads"
     os.makedirs(downloads)
-    browser = Browser(work)
-    try:
+    with Browser(work) as browser:
         browser.call("Browser.setDownloadBehavior", session=False, behavior="allow", downloadPath=downloads,
                      eventsEnabled=True)
         browser.call("Page.enable")
@@ -151,8 +184,6 @@ def save_from_report(work, dataset, face):
         done = browser.wait_for("Browser.downloadProgress", lambda p: p["state"] in ("completed", "canceled"))
         if done["state"] != "completed":
             fail("the download was canceled")
-    finally:
-        browser.close()
     names = os.listdir(downloads)
     if names != ["rejections.txt"]:
         fail(f"downloaded {names}, not rejections.txt")
@@ -172,8 +203,7 @@ def check_order(work, dataset):
         "manifest": [n for n, _ in numbered],
     }
     os.makedirs(work + "/order")
-    browser = Browser(work + "/order")
-    try:
+    with Browser(work + "/order") as browser:
         browser.call("Page.enable")
         browser.call("Page.navigate", url=f"file://{os.path.abspath(dataset)}/report.html")
         browser.wait_for("Page.loadEventFired")
@@ -184,8 +214,6 @@ def check_order(work, dataset):
                 " return [...document.querySelectorAll('.grid figure.crop')].map(f => Number(f.id.slice(5))); })()")
             if shown != expected[order]:
                 fail(f"order '{order}' shows crops {shown}, not {expected[order]}")
-    finally:
-        browser.close()
     return [crops[n - 1]["crop"] for n in expected["worst"]]
 
 

@@ -1,4 +1,5 @@
-import FaceCropKit
+import FaceCropCurate
+import FaceCropBench
 
 /// `facecrop-bench dedup N`: `--dedup`'s grouping (`Dedup.keepers`) on N
 /// generated faces (`GeneratedDedup`), and with `pairwise` the quadratic

@@ -1,4 +1,5 @@
-import FaceCropKit
+import FaceCropPeople
+import FaceCropBench
 
 /// `facecrop-bench names N`: the people step (`Naming.apply`) on N faces
 /// and the people file of `GeneratedNames`. The grouping itself is

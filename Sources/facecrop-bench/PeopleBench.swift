@@ -1,5 +1,6 @@
-import FaceCropKit
 import Foundation
+import FaceCropPeople
+import FaceCropBench
 
 /// Grouping at scale on generated descriptors (`GeneratedPeople`), for
 /// scripts/bench-people (`facecrop-bench people N`): what `--people` does

@@ -1,5 +1,5 @@
-import FaceCropKit
 import Foundation
+import FaceCropBench
 
 /// The quality record's own CPU per face (`QualityCost`), on the real faces
 /// of Fixtures/faces: the boxes Fixtures/expected.json gives for them (the

@@ -1,5 +1,6 @@
-import FaceCropKit
 import Foundation
+import FaceCropCore
+import FaceCropKit
 
 FaceCropCommand.tuneMemory()  // first, before any large allocation
 let stop = StopRequest()

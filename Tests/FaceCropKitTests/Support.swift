@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropOutput
+import FaceCropFinish
 
-@testable import FaceCropKit
 
 /// The package root, found from this file's path.
 let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

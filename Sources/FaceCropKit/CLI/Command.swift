@@ -1,25 +1,18 @@
-// CLI/: the command line. The option table (one declaration per option, behind the parser,
-// --help, the man page, completions and config files), exit statuses and errors, progress, the
-// subcommands' dispatch (Command.swift) and their shared argument reading (Subcommand.swift),
-// and `merge`. It may use every other folder; only facecrop/main.swift uses it.
-
 import CVipsShim
 import Foundation
+import FaceCropCore
+import FaceCropDetect
+import FaceCropCurate
+import FaceCropPeople
+import FaceCropPick
 
 /// The whole command: parse, set up, run, report. `main.swift` only wires
 /// signals to `stop` and exits with the status this returns.
 public enum FaceCropCommand {
     public static func run(arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
 
-        let rest = Array(arguments.dropFirst())
-        switch arguments.first {
-        case "export": return ExportCommand.run(rest, stop: stop, temporaries: temporaries)
-        case "reject": return await RejectCommand.main(rest, operands: \.arguments) { RejectCommand.run($0, temporaries: temporaries) }
-        case "pick": return await PickCommand.main(rest, operands: \.operands) { PickCommand.run($0, stop: stop, temporaries: temporaries) }
-        case "people": return await PeopleCommand.main(rest, operands: \.arguments) { PeopleCommand.run($0, temporaries: temporaries) }
-        case "merge":
-            return await MergeCommand.main(rest, operands: \.folders) { await MergeCommand.run($0, stop: stop, temporaries: temporaries) }
-        default: break
+        if let name = arguments.first, let command = Commands.named(name) {
+            return await command.run(Array(arguments.dropFirst()), stop, temporaries)
         }
         var arguments = arguments
         let floor = arguments.first == "floor"
@@ -35,7 +28,7 @@ public enum FaceCropCommand {
             return ExitStatus.success
         }
         if options.showVersion {
-            Terminal.stdout("facecrop \(OptionTable.version)\n")
+            Terminal.stdout("facecrop \(Options.version)\n")
             return ExitStatus.success
         }
         if options.showManual {
@@ -68,7 +61,7 @@ public enum FaceCropCommand {
     }
 
     /// The detector every worker gets, from the options.
-    static func detectorConfig(_ options: Options) -> DetectorConfig {
+    package static func detectorConfig(_ options: Options) -> DetectorConfig {
         let main = CascadeFolder.resolve(
             options.target == .face ? options.cascade : nil, name: DetectorConfig.cascadeName(for: options.target))
         let folder = (CascadeFolder.resolve(nil) as NSString).deletingLastPathComponent

@@ -1,4 +1,5 @@
 import Foundation
+import FaceCropCore
 
 /// `--config FILE`: the same options as the command line, kept in a file
 /// (for example next to the photos in a repository, for a CI job). Either
@@ -16,13 +17,13 @@ import Foundation
 /// Every name goes through `OptionTable.all`, so there is no second list of
 /// options to keep in step. The command line is applied after the files:
 /// a value given there wins; repeatable options (`--include`) add up.
-enum ConfigFile {
+package enum ConfigFile {
     private enum Value {
         case text(String)
         case flag(Bool)
     }
 
-    static func apply(_ path: String, to options: inout Options) throws(FaceCropError) {
+    package static func apply(_ path: String, to options: inout Options) throws(FaceCropError) {
         let text = try read(path)
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         if trimmed.first == "{" {

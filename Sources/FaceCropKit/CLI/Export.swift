@@ -1,4 +1,8 @@
 import Foundation
+import FaceCropCore
+import FaceCropOutput
+import FaceCropFinish
+import FaceCropPick
 
 /// `facecrop export webdataset <dataset> <out> [--shard-size N]`: the
 /// dataset's crops as WebDataset tar shards, `faces-000000.tar`, ..., each
@@ -6,10 +10,10 @@ import Foundation
 /// line (`<key>.json`), in manifest order. Streams: one crop in memory at a
 /// time. Each shard is written under a temporary name and renamed; shards a
 /// longer earlier export left beyond the new last one are removed.
-enum ExportCommand {
-    static let usage = "Usage: facecrop export webdataset <dataset> <out> [--shard-size N] [--quiet]"
-    static let defaultShardSize = 10_000
-    static let help = """
+package enum ExportCommand {
+    package static let usage = "Usage: facecrop export webdataset <dataset> <out> [--shard-size N] [--quiet]"
+    package static let defaultShardSize = 10_000
+    package static let help = """
         \(usage)
 
         Writes the crops of <dataset> (a facecrop output folder) as WebDataset
@@ -30,14 +34,14 @@ enum ExportCommand {
 
         """
 
-    struct Request {
-        var dataset = ""
-        var output = ""
-        var shardSize = defaultShardSize
-        var quiet = false
+    package struct Request {
+        package var dataset = ""
+        package var output = ""
+        package var shardSize = defaultShardSize
+        package var quiet = false
     }
 
-    static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) -> Int32 {
+    package static func run(_ arguments: [String], stop: StopRequest, temporaries: TemporaryFiles) -> Int32 {
         if arguments.first == "xmp" { return XMPExport.run(Array(arguments.dropFirst()), temporaries: temporaries) }
         if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
             Terminal.stdout(help)
@@ -65,7 +69,7 @@ enum ExportCommand {
         }
     }
 
-    static func parse(_ arguments: [String]) throws(FaceCropError) -> Request {
+    package static func parse(_ arguments: [String]) throws(FaceCropError) -> Request {
         guard let format = arguments.first else { throw .usage("export needs a format: webdataset, xmp") }
         guard format == "webdataset" else { throw .usage("unknown export format '\(format)' (known: webdataset, xmp)") }
         var request = Request()
@@ -96,7 +100,7 @@ enum ExportCommand {
     }
 
     /// The shard file name for shard `index`.
-    static func shardName(_ index: Int) -> String {
+    package static func shardName(_ index: Int) -> String {
         let digits = String(index)
         return "faces-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".tar"
     }
@@ -105,7 +109,7 @@ enum ExportCommand {
     /// `%`, `/` and `.` percent-encoded. WebDataset takes everything before
     /// the first dot of a member's name as the key, so the key has none; the
     /// encoding is one-to-one, so two crops never share a key.
-    static func key(forCrop crop: String) -> (key: String, ext: String) {
+    package static func key(forCrop crop: String) -> (key: String, ext: String) {
         let ext = (crop as NSString).pathExtension
         let stem = ext.isEmpty ? crop : String(crop.dropLast(ext.count + 1))
         var key = ""
@@ -121,7 +125,7 @@ enum ExportCommand {
     }
 
     /// Writes the shards; returns how many samples and shards.
-    static func export(_ request: Request, stop: StopRequest, temporaries: TemporaryFiles) throws(FaceCropError) -> (Int, Int) {
+    package static func export(_ request: Request, stop: StopRequest, temporaries: TemporaryFiles) throws(FaceCropError) -> (Int, Int) {
         let manifest = request.dataset + "/" + Manifest.fileName
         var info = stat()
         guard stat(request.dataset, &info) == 0 else { throw .inputMissing(request.dataset, reason: systemError(errno)) }
@@ -166,7 +170,7 @@ enum ExportCommand {
 
     /// Removes `faces-NNNNNN.tar` files numbered `first` and above (left by an
     /// earlier export of more samples or smaller shards).
-    static func removeStaleShards(from first: Int, in folder: String) {
+    package static func removeStaleShards(from first: Int, in folder: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix("faces-") && name.hasSuffix(".tar") {
             let digits = name.dropFirst("faces-".count).dropLast(".tar".count)

@@ -1,21 +1,31 @@
 import Foundation
+import FaceCropCore
+import FaceCropImaging
+import FaceCropInputs
+import FaceCropOutput
+import FaceCropCurate
+import FaceCropPeople
+import FaceCropFinish
+import FaceCropPick
 
 /// `facecrop merge OUT SHARD_DIR...`: combines the outputs of `--shard K/N`
 /// runs into one dataset whose manifest, crops and stable stats are the bytes
 /// a single run would have written.
-enum MergeCommand: Subcommand {
-    static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json] [--people-file FILE]"
+package enum MergeCommand: Subcommand {
+    package static let usage = "Usage: facecrop merge <out> <shard-dir>... [--quiet] [--json] [--people-file FILE]"
 
     /// What `merge` is told on the command line.
-    struct Settings: SubcommandSettings {
-        var folders: [String] = []
-        var quiet = false
-        var json = false
-        var peopleFile: String?
-        var showHelp = false
+    package struct Settings: SubcommandSettings {
+        package init() {}
+
+        package var folders: [String] = []
+        package var quiet = false
+        package var json = false
+        package var peopleFile: String?
+        package var showHelp = false
     }
 
-    static let options: [OptionSpec<Settings>] = [
+    package static let options: [OptionSpec<Settings>] = [
         .quiet,
         .flag(["--json"], "Print the summary as one JSON object on stdout.") { $0.json = true },
         .value(["--people-file"], "FILE", "With shards run with --people: the people file the merged grouping honours (default: <out>/people.txt).") {
@@ -25,23 +35,23 @@ enum MergeCommand: Subcommand {
     ]
 
     /// `--help`'s paragraph between the usage line and the options.
-    static let about = [
+    package static let about = [
         "Combines the output folders of 'facecrop --shard K/N' runs (or one shared",
         "output folder) into one dataset in <out>.",
     ]
 
-    struct ShardState {
-        var folder: String
-        var shard: Shard
+    package struct ShardState {
+        package var folder: String
+        package var shard: Shard
         /// The shard's state file: its header and settings (its records are
         /// read one at a time when merged).
-        var index: StateIndex
-        var store: StateStore
+        package var index: StateIndex
+        package var store: StateStore
         /// A shared hold on the shard's lock while its records are read.
-        var lock: OutputLock?
+        package var lock: OutputLock?
     }
 
-    static func run(_ settings: Settings, stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
+    package static func run(_ settings: Settings, stop: StopRequest, temporaries: TemporaryFiles) async -> Int32 {
         let folders = settings.folders
         guard folders.count >= 2 else {
             return ArgumentReader.usageError("merge needs an output folder and at least one shard folder", usage: usage)
@@ -63,7 +73,7 @@ enum MergeCommand: Subcommand {
         }
     }
 
-    static func findShards(in folder: String, stop: StopRequest) throws(FaceCropError) -> [ShardState] {
+    package static func findShards(in folder: String, stop: StopRequest) throws(FaceCropError) -> [ShardState] {
         let stateFolder = folder + "/" + StateStore.folderName
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: stateFolder) else {
             throw .inputMissing(folder, reason: "no facecrop shard output here (no \(StateStore.folderName)/)")
@@ -87,7 +97,7 @@ enum MergeCommand: Subcommand {
         return shards
     }
 
-    static func merge(
+    package static func merge(
         into output: String, from folders: [String], quiet: Bool, json: Bool, stop: StopRequest, temporaries: TemporaryFiles,
         people: PeopleStep.PeopleFiling = .init()
     ) async
@@ -132,12 +142,12 @@ enum MergeCommand: Subcommand {
     }
 
     /// The merged folder and what its files are written with.
-    struct Destination {
-        var output: String
-        var store: StateStore
-        var settingsHash: String
-        var settings: JSON
-        var temporaries: TemporaryFiles
+    package struct Destination {
+        package var output: String
+        package var store: StateStore
+        package var settingsHash: String
+        package var settings: JSON
+        package var temporaries: TemporaryFiles
     }
 
     /// --dedup and --split as the shards were run with (`described`, their
@@ -193,7 +203,7 @@ enum MergeCommand: Subcommand {
     }
 
     /// The shards' own run, read from their stats files, and the merge's time.
-    static func shardRuns(_ shards: [ShardState], photos: Int, started: ContinuousClock.Instant) -> ShardRuns {
+    package static func shardRuns(_ shards: [ShardState], photos: Int, started: ContinuousClock.Instant) -> ShardRuns {
         var runs = ShardRuns(photos: photos)
         for state in shards {
             runs.add(statsAt: state.folder + "/stats" + StateStore(output: state.folder, shard: state.shard).suffix + ".json")
@@ -204,7 +214,7 @@ enum MergeCommand: Subcommand {
 
     /// Checks that `shards` are all N shards of one run, each once, made with
     /// the same settings. Returns N, the settings hash and the settings.
-    static func checkComplete(_ shards: [ShardState], folders: [String]) throws(FaceCropError)
+    package static func checkComplete(_ shards: [ShardState], folders: [String]) throws(FaceCropError)
         -> (count: Int, hash: String, settings: JSON)
     {
         let count = shards[0].shard.count
@@ -227,7 +237,7 @@ enum MergeCommand: Subcommand {
     /// crops in `output` (unless a shard wrote into `output` itself); returns
     /// the counts. Each shard's state file is in manifest order, so a k-way
     /// merge of them, one record of each at a time, is the single run's order.
-    static func write(
+    package static func write(
         _ shards: [ShardState], into output: String, settingsHash: String, settings: JSON, temporaries: TemporaryFiles
     ) throws(WriteFailure) -> RunCounts {
         let outputIdentity = FileIdentity(path: output, follow: true)
@@ -261,7 +271,7 @@ enum MergeCommand: Subcommand {
     }
 
     /// Hard-links (or copies) one crop into the merged folder, atomically.
-    static func place(_ crop: String, from folder: String, into output: String, temporaries: TemporaryFiles) throws(WriteFailure) {
+    package static func place(_ crop: String, from folder: String, into output: String, temporaries: TemporaryFiles) throws(WriteFailure) {
         guard !crop.hasPrefix("/"), !crop.split(separator: "/").contains("..") else {
             throw WriteFailure(reason: "refusing crop path '\(crop)'")
         }

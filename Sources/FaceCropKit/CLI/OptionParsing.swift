@@ -1,11 +1,12 @@
 import Foundation
+import FaceCropCore
 
 /// Reading the command line against `OptionTable.all` (config files, the
 /// checks between options), `--help`, and the value parsers the table's
 /// options use.
 extension OptionTable {
     /// The option called `name` (with its dashes).
-    static func spec(named name: String) -> OptionSpec<Options>? {
+    package static func spec(named name: String) -> OptionSpec<Options>? {
         all.first { $0.names.contains(name) }
     }
 
@@ -39,7 +40,7 @@ extension OptionTable {
     }
 
     /// Clip options only make sense together, and the clip's name must fit its codec.
-    static func checkClipOptions(_ options: Options, given: [String]) throws(FaceCropError) {
+    package static func checkClipOptions(_ options: Options, given: [String]) throws(FaceCropError) {
         guard options.wantsClips else {
             if let name = given.first(where: { spec(named: $0)?.clipOnly == true }) {
                 throw .usage("'\(name)' needs '--clip PATH' or '--clip-per source'")
@@ -65,7 +66,7 @@ extension OptionTable {
     /// `--help`, generated from the table.
     public static var help: String {
         var lines = [
-            "facecrop \(version): cut the faces out of a photo library into a dataset.",
+            "facecrop \(Options.version): cut the faces out of a photo library into a dataset.",
             "",
             usage,
             "",
@@ -73,14 +74,14 @@ extension OptionTable {
             "JPEG XL), finds faces with an OpenCV cascade and writes one square crop per face,",
             "with manifest.jsonl, metadata.jsonl and stats.json, into the output folder.",
             "",
-            "Options:",
         ]
+        lines += Commands.helpLines + ["", "Options:"]
         lines += ArgumentReader.helpLines(all)
         lines += [""] + ExitStatus.helpParagraph()
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func shard(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(FaceCropError) -> Shard {
+    package static func shard(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(FaceCropError) -> Shard {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int(parts[1]), count >= 1 else {
             throw .usage("'--shard' needs K/N, e.g. 0/4, not '\(text)'")
@@ -98,35 +99,13 @@ extension OptionTable {
         return Shard(index: index, count: count)
     }
 
-    static func int(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(FaceCropError) -> Int {
-        guard let value = Int(text), range.contains(value) else {
-            throw .usage("'\(name)' needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return value
-    }
-
-    static func double(_ text: String, _ name: String, _ range: ClosedRange<Double>) throws(FaceCropError) -> Double {
-        guard let value = Double(text), value.isFinite, range.contains(value) else {
-            throw .usage("'\(name)' needs a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return value
-    }
-
     /// `--align`'s value; `true` and `false` (a config file's flag form) mean level and none.
-    static func alignMode(_ text: String) throws(FaceCropError) -> AlignMode {
+    package static func alignMode(_ text: String) throws(FaceCropError) -> AlignMode {
         switch text.lowercased() {
         case "true", "yes", "on", "1": return .level
         case "false", "no", "off", "0": return .none
-        default: return try choice(text, "--align")
+        default: return try OptionValue.choice(text, "--align")
         }
     }
 
-    static func choice<T: RawRepresentable & CaseIterable>(_ text: String, _ name: String) throws(FaceCropError) -> T
-    where T.RawValue == String {
-        guard let value = T(rawValue: text.lowercased()) else {
-            let names = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw .usage("'\(name)' must be one of \(names), not '\(text)'")
-        }
-        return value
-    }
 }

@@ -1,169 +1,52 @@
 import Foundation
-
-public enum FaceSelection: String, Sendable, CaseIterable { case all, largest }
-public enum PadMode: String, Sendable, CaseIterable { case edge, black, reflect }
-public enum ClipScope: String, Sendable, CaseIterable { case dataset, source }
-public enum Shell: String, Sendable, CaseIterable { case bash, zsh }
-public enum OutputFormat: String, Sendable, CaseIterable {
-    case jpg, png, webp
-    var fileExtension: String { rawValue }
-}
-
-/// Everything a run is told on the command line. Defaults are the documented ones.
-public struct Options: Sendable, Equatable {
-    public var inputs: [String] = []
-    public var output: String?
-    public var size = 256
-    public var margin = 0.4
-    public var faces = FaceSelection.all
-    public var minFace = 48
-    public var pad = PadMode.edge
-    public var format = OutputFormat.jpg
-    public var quality = 90
-    public var cascade: String?
-    public var detector = DetectorKind.cascade
-    public var model: String?
-    /// `nil`: the detector's own default (`DetectorConfig.defaultMinScore`).
-    public var minScore: Double?
-    public var target = Target.face
-    public var personOnly = false
-    /// `--no-tagged-faces`: face tags the detector missed get no crop.
-    public var taggedFaces = true
-    public var align = AlignMode.none
-    public var minSharpness = 0.0
-    public var minFaceQuality = 0.0
-    public var maxYaw = 180.0
-    public var jobs: Int?
-    /// nil: the detector's own default (`effectiveDetectSize`).
-    public var detectSize: Int?
-    public var minNeighbors = 4
-    public var maxPixels = 200_000_000
-    public var include: [String] = []
-    public var exclude: [String] = []
-    public var followLinks = false
-    /// `--library-edits`: edited versions instead of originals.
-    public var libraryEdits = false
-    /// `--library-derivatives`: a Photos library's largest derivative where the original is in iCloud.
-    public var libraryDerivatives = false
-    /// `--since` / `--until`: capture times kept, as `DateRange` bounds.
-    public var since: String?
-    public var until: String?
-    var dates: DateRange { DateRange(since: since, until: until) }
-    /// Wait for another run's lock on the output instead of exiting 73.
-    public var waitLock = false
-    public var overwrite = false
-    public var prune = true
-    /// The rejections file (nil: `<output>/rejections.txt`).
-    public var rejections: String?
-    /// The people file (nil: `<output>/people.txt`).
-    public var peopleFile: String?
-    /// Whether a deleted crop is recorded as a rejection at the next run.
-    public var recordDeletions = true
-    /// `--dedup[=N]`: the Hamming distance within which crops are near-duplicates.
-    public var dedup: Int?
-    public var split: SplitSpec?
-    /// `--people`: a face descriptor per crop, faces grouped into people.
-    public var people = false
-    /// `--split-by person`: each person's crops in one split.
-    public var splitByPerson = false
-    /// `--keep-person ID`: only these people's crops.
-    public var keepPerson: [String] = []
-    public var check = false
-    public var dryRun = false
-    public var shard: Shard?
-    public var quiet = false
-    public var json = false
-    public var clip: String?
-    public var clipPer = ClipScope.dataset
-    public var clipCodec: ClipCodec?
-    public var clipFPS = 25
-    public var clipSize: Int?
-    public var clipHold = 1
-    public var clipMask = ClipMaskShape.oval
-    public var ffmpeg: String?
-    /// Videos: read (default) or skipped; samples a second; keyframes only;
-    /// crops kept per track (nil: all); the longest video read; Live Photo
-    /// videos read too.
-    public var videos = true
-    public var videoFPS = 1.0
-    public var videoKeyframes = false
-    /// `--video-scenes`: the scene score that also takes a sample (nil: off).
-    public var videoScenes: Double?
-    public var perTrack: Int?
-    public var maxVideoSeconds = 3600.0
-    public var livePhotoVideos = false
-    public var contactSheet = true
-    public var report = true
-    /// `--config` files, applied before the command line.
-    public var configs: [String] = []
-    public var showHelp = false
-    public var showVersion = false
-    public var showManual = false
-    public var completions: Shell?
-
-    public init() {}
-
-    /// Whether the run writes clips (`--clip PATH` or `--clip-per source`).
-    public var wantsClips: Bool { clip != nil || clipPer == .source }
-
-    /// `--clip-codec`, else the one `--clip`'s extension implies, else ProRes.
-    public var effectiveClipCodec: ClipCodec { clipCodec ?? clip.flatMap(ClipCodec.implied) ?? .prores }
-
-    /// `--clip-size`, else the crop size rounded down to even (4:2:0 video
-    /// needs even sides).
-    public var effectiveClipSize: Int { clipSize ?? size - size % 2 }
-
-    /// `--jobs`, or the number of active cores.
-    public var effectiveJobs: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
-    /// --detect-size, else 1024 for the cascades; nil for YuNet and
-    /// CenterFace: chosen per photo from its size and --min-face
-    /// (`Calibration.detectSize`).
-    public var effectiveDetectSize: Int? { detectSize ?? (detector.usesModel ? nil : 1024) }
-}
+import FaceCropCore
+import FaceCropDetect
+import FaceCropCurate
+import FaceCropVideo
+import FaceCropPick
 
 public enum OptionTable {
-    public static let version = "0.1.0"
     public static let usage = "Usage: facecrop <photos>... -o <dir> [options]"
 
-    static let all: [OptionSpec<Options>] = [
+    package static let all: [OptionSpec<Options>] = [
         .value(["-o", "--output"], "DIR", "Folder for crops, manifest.jsonl and stats.json (created if missing).") {
             $0.output = $1
         },
         .value(["--size"], "N", "Side of each square crop in pixels (default 256).") {
-            $0.size = try int($1, "--size", 16...8192)
+            $0.size = try OptionValue.int($1, "--size", 16...8192)
         },
         .value(["--margin"], "F", "Context added on every side of a face, as a fraction of its side (default 0.4; not with --align arcface or ffhq, whose templates frame the face).") {
-            $0.margin = try double($1, "--margin", 0...4)
+            $0.margin = try OptionValue.double($1, "--margin", 0...4)
         },
         .value(["--faces"], "all|largest", "Crop every face, or only the largest of each photo (default all).") {
-            $0.faces = try choice($1, "--faces")
+            $0.faces = try OptionValue.choice($1, "--faces")
         },
         .value(["--min-face"], "PX", "Skip faces smaller than this, in pixels of the photo (default 48).") {
-            $0.minFace = try int($1, "--min-face", 1...100_000)
+            $0.minFace = try OptionValue.int($1, "--min-face", 1...100_000)
         },
         .value(["--pad"], "edge|black|reflect", "Fill for crops reaching past the photo's edge: its edge pixels, black, or the photo mirrored (blurred with --align ffhq, as FFHQ does) (default edge).") {
-            $0.pad = try choice($1, "--pad")
+            $0.pad = try OptionValue.choice($1, "--pad")
         },
         .value(["--format"], "jpg|png|webp", "Crop file format (default jpg).") {
-            $0.format = try choice($1, "--format")
+            $0.format = try OptionValue.choice($1, "--format")
         },
         .value(["--quality"], "Q", "JPEG/WebP quality 1-100 (default 90).") {
-            $0.quality = try int($1, "--quality", 1...100)
+            $0.quality = try OptionValue.int($1, "--quality", 1...100)
         },
         .value(["--cascade"], "PATH", "OpenCV cascade XML (default: Debian's haarcascade_frontalface_alt2.xml).") {
             $0.cascade = $1
         },
         .value(["--detector"], "cascade|haar|yunet|centerface", "Face detector: several Debian cascades with eye and cross-checks (default), one cascade alone (--cascade), a YuNet ONNX model (--model), or the CenterFace ONNX model (--model; the best faces).") {
-            $0.detector = try choice($1, "--detector")
+            $0.detector = try OptionValue.choice($1, "--detector")
         },
         .value(["--model"], "FILE", "Face detection model (.onnx) for --detector yunet or centerface (default: $FACECROP_MODEL for yunet, $FACECROP_CENTERFACE_MODEL for centerface, then PREFIX/share/facecrop/, then ./models/).") {
             $0.model = $1
         },
         .value(["--min-score"], "F", "Keep faces scoring at least F, 0-1 (default 0.55 for cascade, 0.8 for yunet, 0.56 for centerface, calibrated on a WIDER development set); higher is surer.") {
-            $0.minScore = try double($1, "--min-score", 0...1)
+            $0.minScore = try OptionValue.double($1, "--min-score", 0...1)
         },
         .value(["--target"], "face|upperbody|body|catface", "What to crop: faces (default), upper bodies, whole people (HOG) or cat faces (three cat face cascades voting).") {
-            $0.target = try choice($1, "--target")
+            $0.target = try OptionValue.choice($1, "--target")
         },
         .flag(["--no-tagged-faces"], "Give no crop to a face tagged in the photo's XMP (digiKam, Lightroom, Picasa...) that the detector missed (default: it gets one, \"found_by\": \"tag\"); tags still name the faces found.") { $0.taggedFaces = false },
         .flag(["--person-only"], "Crop only faces placed on a person the HOG people detector finds (also past the photo's edges) or portrait-sized (1/8 of the shorter side); photos with neither get status no_person.") { $0.personOnly = true },
@@ -171,25 +54,25 @@ public enum OptionTable {
             $0.align = try alignMode($1)
         }.valueOptional(meaning: "level"),
         .value(["--min-sharpness"], "F", "Drop faces whose sharpness (variance of the Laplacian at 96 px) is below F (default 0: keep all).") {
-            $0.minSharpness = try double($1, "--min-sharpness", 0...1_000_000)
+            $0.minSharpness = try OptionValue.double($1, "--min-sharpness", 0...1_000_000)
         },
         .value(["--min-face-quality"], "Q", "Leave out faces whose face_quality (0-1, the manifest's quality score; see docs/quality.md) is below Q: status low_quality, no crop (default 0: keep all).") {
-            $0.minFaceQuality = try double($1, "--min-face-quality", 0...1)
+            $0.minFaceQuality = try OptionValue.double($1, "--min-face-quality", 0...1)
         },
         .value(["--max-yaw"], "DEG", "Leave out faces turned more than DEG degrees left or right (the manifest's pose.yaw): status low_quality, no crop (default 180: keep all).") {
-            $0.maxYaw = try double($1, "--max-yaw", 0...180)
+            $0.maxYaw = try OptionValue.double($1, "--max-yaw", 0...180)
         },
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {
-            $0.minNeighbors = try int($1, "--min-neighbors", 1...100)
+            $0.minNeighbors = try OptionValue.int($1, "--min-neighbors", 1...100)
         },
         .value(["--detect-size"], "PX", "Longest side photos are shrunk to for detection (default 1024; with --detector yunet 640, or more, up to 1280, so that a --min-face face is still 20 px; with --detector centerface 1024, or more, up to 1280, so that it is still 16 px).") {
-            $0.detectSize = try int($1, "--detect-size", 64...16384)
+            $0.detectSize = try OptionValue.int($1, "--detect-size", 64...16384)
         },
         .value(["-j", "--jobs"], "N", "Photos processed at once (default: number of cores).") {
-            $0.jobs = try int($1, "--jobs", 1...256)
+            $0.jobs = try OptionValue.int($1, "--jobs", 1...256)
         },
         .value(["--max-pixels"], "N", "Refuse photos with more pixels than this, before decoding (default 200000000).") {
-            $0.maxPixels = try int($1, "--max-pixels", 1...Int(Int32.max) * 16)
+            $0.maxPixels = try OptionValue.int($1, "--max-pixels", 1...Int(Int32.max) * 16)
         },
         .value(["--include"], "GLOB", "Only photos matching GLOB (repeatable; a GLOB with '/' matches the relative path, else the name).") {
             $0.include.append($1)
@@ -223,7 +106,7 @@ public enum OptionTable {
             $0.recordDeletions = false
         },
         .value(["--dedup"], "N", "Keep one face of each group of near-duplicates (crops' perceptual hashes at most N bits apart, default \(Dedup.defaultThreshold); 2N for faces at the same place in photos at most N apart): the sharpest, then largest; the others get status duplicate.") {
-            $0.dedup = $1.isEmpty ? Dedup.defaultThreshold : try int($1, "--dedup", 0...32)
+            $0.dedup = $1.isEmpty ? Dedup.defaultThreshold : try OptionValue.int($1, "--dedup", 0...32)
         }.valueOptional(meaning: ""),
         .value(["--split"], "NAME=W,...", "Put each photo's crops in <output>/<NAME>/, chosen by its content hash with these integer weights (e.g. train=80,val=10,test=10).") {
             switch SplitSpec.parse($1) {
@@ -250,43 +133,43 @@ public enum OptionTable {
             $0.clip = $1
         },
         .value(["--clip-per"], "dataset|source", "One clip for the dataset (--clip PATH), or one per source photo next to its crops (default dataset).") {
-            $0.clipPer = try choice($1, "--clip-per")
+            $0.clipPer = try OptionValue.choice($1, "--clip-per")
         },
         .value(["--clip-codec"], "prores|hevc|vp9", "Clip codec, all with alpha (default: from --clip's extension, else prores; hevc needs ffmpeg >= 7.1).") {
-            $0.clipCodec = try choice($1, "--clip-codec")
+            $0.clipCodec = try OptionValue.choice($1, "--clip-codec")
         }.forClips(),
         .value(["--clip-fps"], "N", "Clip frame rate (default 25).") {
-            $0.clipFPS = try int($1, "--clip-fps", 1...240)
+            $0.clipFPS = try OptionValue.int($1, "--clip-fps", 1...240)
         }.forClips(),
         .value(["--clip-size"], "N", "Side of the clip's frames in pixels, even (default: --size, rounded down to even).") {
-            let side = try int($1, "--clip-size", 16...4096)
+            let side = try OptionValue.int($1, "--clip-size", 16...4096)
             guard side % 2 == 0 else { throw FaceCropError.usage("'--clip-size' must be even, not '\($1)'") }
             $0.clipSize = side
         }.forClips(),
         .value(["--clip-hold"], "N", "Frames each crop is shown for (default 1).") {
-            $0.clipHold = try int($1, "--clip-hold", 1...1000)
+            $0.clipHold = try OptionValue.int($1, "--clip-hold", 1...1000)
         }.forClips(),
         .value(["--clip-mask"], "oval|rect|none", "Opaque part of each frame: an oval around the face box, the box, or all (default oval).") {
-            $0.clipMask = try choice($1, "--clip-mask")
+            $0.clipMask = try OptionValue.choice($1, "--clip-mask")
         }.forClips(),
         .value(["--ffmpeg"], "PATH", "ffmpeg for clips and videos; ffprobe is taken from the same folder (default: FACECROP_FFMPEG, else ffmpeg on PATH).") {
             $0.ffmpeg = $1
         },
         .flag(["--no-videos"], "Skip video files (default: \(VideoFiles.extensionList) are read through ffmpeg).") { $0.videos = false },
         .value(["--video-fps"], "F", "Frames sampled per second of video, at their exact presentation times (default 1).") {
-            $0.videoFPS = try double($1, "--video-fps", 0.001...120)
+            $0.videoFPS = try OptionValue.double($1, "--video-fps", 0.001...120)
         },
         .flag(["--video-keyframes"], "Sample only a video's keyframes (fast: the frames between are not decoded), at most --video-fps a second.") {
             $0.videoKeyframes = true
         },
         .value(["--video-scenes"], "T", "Also sample the first frame of each new shot of a video: a frame whose ffmpeg scene score (0...1, its change from the frame before) is above T (default \(VideoSampling.defaultSceneThreshold)), at most one every \(VideoSampling.sceneGap) s; on top of --video-fps.") {
-            $0.videoScenes = $1.isEmpty ? VideoSampling.defaultSceneThreshold : try double($1, "--video-scenes", 0.01...1)
+            $0.videoScenes = $1.isEmpty ? VideoSampling.defaultSceneThreshold : try OptionValue.double($1, "--video-scenes", 0.01...1)
         }.valueOptional(meaning: ""),
         .value(["--per-track"], "N", "Keep the N best crops of each face track of a video (by face_quality; default: all).") {
-            $0.perTrack = try int($1, "--per-track", 1...100_000)
+            $0.perTrack = try OptionValue.int($1, "--per-track", 1...100_000)
         },
         .value(["--max-video-seconds"], "S", "Refuse videos longer than S seconds (an error line; default 3600).") {
-            $0.maxVideoSeconds = try double($1, "--max-video-seconds", 0.1...1_000_000)
+            $0.maxVideoSeconds = try OptionValue.double($1, "--max-video-seconds", 0.1...1_000_000)
         },
         .flag(["--live-photo-videos"], "Read the .MOV of a Live Photo too (default: a .mov beside a .heic/.jpg still of the same name is skipped).") {
             $0.livePhotoVideos = true
@@ -310,7 +193,7 @@ public enum OptionTable {
         .flag(["--version"], "Show the version.") { $0.showVersion = true }.onlyOnCommandLine(),
         .flag(["--man"], "Print the manual page (roff) on stdout.") { $0.showManual = true }.onlyOnCommandLine(),
         .value(["--completions"], "bash|zsh", "Print the shell completion script for bash or zsh on stdout.") {
-            $0.completions = try choice($1, "--completions")
+            $0.completions = try OptionValue.choice($1, "--completions")
         }.onlyOnCommandLine(),
     ]
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import FaceCropCore
 
 /// SIGINT and SIGTERM, handled on a Dispatch queue (not in a signal handler,
 /// so the handler may take locks). The first asks the run to stop taking new

@@ -1,9 +1,12 @@
 import Foundation
+import FaceCropCore
+import FaceCropInputs
+import FaceCropPeople
 
 /// `--check` and `--dry-run`: say what a run would do, change nothing.
 /// Lines are printed as the plan goes, gone photos last.
-enum CheckReport {
-    static func report(_ feed: PlanFeed, stateHash: String?, setup: RunSetup) -> Int32 {
+package enum CheckReport {
+    package static func report(_ feed: PlanFeed, stateHash: String?, setup: RunSetup) -> Int32 {
         let options = setup.options
         let output = setup.output
         let out = LineOutput()
@@ -61,18 +64,18 @@ enum CheckReport {
 }
 
 /// Lines for stdout, written in 64 KB blocks as they come.
-final class LineOutput {
+package final class LineOutput {
     private var buffer = ""
-    private(set) var lines = 0
+    package private(set) var lines = 0
 
-    func line(_ text: String) {
+    package func line(_ text: String) {
         buffer += text
         buffer += "\n"
         lines += 1
         if buffer.utf8.count >= 1 << 16 { flush() }
     }
 
-    func flush() {
+    package func flush() {
         if !buffer.isEmpty { Terminal.stdout(buffer) }
         buffer = ""
     }

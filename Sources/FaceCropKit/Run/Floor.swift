@@ -1,8 +1,14 @@
 /// `facecrop floor PHOTOS...`: what it costs only to decode each photo at
 /// the detection size and run one detection pass, with the same shims and
 /// window as a real run. Prints one JSON line; used by scripts/bench.
+import FaceCropCore
+import FaceCropImaging
+import FaceCropDetect
+import FaceCropInputs
+import FaceCropPhoto
+
 extension FaceCropCommand {
-    static func measureFloor(_ options: Options, stop: StopRequest) async throws(FaceCropError) -> Int32 {
+    package static func measureFloor(_ options: Options, stop: StopRequest) async throws(FaceCropError) -> Int32 {
         let started = ContinuousClock.now
         try Vips.start()
         let config = detectorConfig(options)
@@ -39,7 +45,7 @@ extension FaceCropCommand {
 
 extension PhotoProcessor {
     /// The `floor` benchmark's path: read, decode and detect, nothing written.
-    func detect(_ photo: Photo, with detector: Detector) -> PhotoRecord {
+    package func detect(_ photo: Photo, with detector: Detector) -> PhotoRecord {
         diagnosed {
             let source = FileName.display(photo.source)
             do throws(FaceCropError) {

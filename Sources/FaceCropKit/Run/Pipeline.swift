@@ -1,26 +1,10 @@
 import Foundation
 import Synchronization
-
-/// Set from a signal handler to ask the run to stop taking new photos.
-public final class StopRequest: Sendable {
-    private let signal = Atomic<Int32>(0)
-
-    public init() {}
-
-    /// Records the first stop signal; returns false if one was already recorded.
-    @discardableResult
-    public func request(signal number: Int32) -> Bool {
-        signal.compareExchange(expected: 0, desired: number, ordering: .relaxed).exchanged
-    }
-
-    public var requested: Int32? {
-        let value = signal.load(ordering: .relaxed)
-        return value == 0 ? nil : value
-    }
-}
+import FaceCropCore
+import FaceCropDetect
 
 /// One thing to report, in manifest order.
-enum WorkItem: Sendable {
+package enum WorkItem: Sendable {
     /// A photo to process; `previous` is an earlier record to keep if the content is unchanged.
     case photo(Photo, previous: PhotoRecord?)
     /// A photo unchanged since the last run: its record is kept as it is.
@@ -28,7 +12,7 @@ enum WorkItem: Sendable {
     /// A problem the walk found.
     case problem(FindProblem)
 
-    var key: (Int, String) {
+    package var key: (Int, String) {
         switch self {
         case .photo(let photo, _): (photo.inputIndex, photo.source)
         case .kept(let record): (record.input, record.source)
@@ -43,11 +27,11 @@ enum WorkItem: Sendable {
 /// from a finished task to the next. Records are delivered to `deliver` in
 /// manifest order through a reorder buffer that only ever holds records
 /// that finished ahead of a slower photo.
-struct Pipeline {
+package struct Pipeline {
     /// What a worker does with a photo (and its earlier record, if any).
-    var work: @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord
-    var detectors: [Detector]
-    var stop: StopRequest
+    package var work: @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord
+    package var detectors: [Detector]
+    package var stop: StopRequest
 
     private struct Finished: Sendable {
         var index: Int
@@ -58,12 +42,12 @@ struct Pipeline {
     /// Items taken from the plan but not yet delivered, at most: kept
     /// records between two photos to process are delivered in order, so
     /// this bounds what a run of kept records can hold.
-    static let window = 256
+    package static let window = 256
 
     /// Returns false if it stopped early (a stop request, or `deliver` said stop).
     /// `deliver`'s second argument tells whether the record was kept from before.
     /// Items are taken from `items` only as the window allows.
-    func run(_ items: inout some IteratorProtocol<WorkItem>, deliver: (PhotoRecord, Bool) async -> Bool) async -> Bool {
+    package func run(_ items: inout some IteratorProtocol<WorkItem>, deliver: (PhotoRecord, Bool) async -> Bool) async -> Bool {
         let executor = BlockingExecutor()
         var window = Window()
         await withTaskGroup(of: Finished.self) { group in

@@ -1,15 +1,21 @@
 import Foundation
+import FaceCropCore
+import FaceCropImaging
+import FaceCropInputs
+import FaceCropOutput
+import FaceCropCurate
+import FaceCropVideo
 
 /// Step 2 of a run: what it has to do (which photos to process, which
 /// earlier records to keep, which photos are gone), as a stream: the walk
 /// of the inputs joined with the last run's state file, both in manifest
 /// order (`PlanJoin`), fed to the pipeline as it goes (`PlanFeed`).
-enum Plan {
+package enum Plan {
     /// The plan of this run, and the settings the last run's state was made
     /// with. Crops deleted since the last run are recorded as rejections
     /// first (`DeletedCrops`), so the plan sees the rejections file as it
     /// will be.
-    static func make(_ setup: inout RunSetup, temporaries: TemporaryFiles) throws(FaceCropError)
+    package static func make(_ setup: inout RunSetup, temporaries: TemporaryFiles) throws(FaceCropError)
         -> (feed: PlanFeed, stateHash: String?)
     {
         let options = setup.options
@@ -38,7 +44,7 @@ enum Plan {
     }
 
     /// The walk of this run's inputs joined with the state file and the journal.
-    static func join(_ setup: RunSetup, state: StateIndex, journal: JournalContents, rules: PlanJoin.Rules)
+    package static func join(_ setup: RunSetup, state: StateIndex, journal: JournalContents, rules: PlanJoin.Rules)
         throws(FaceCropError) -> PlanJoin
     {
         let path = setup.store.statePath
@@ -49,7 +55,7 @@ enum Plan {
     }
 
     /// What the walk finds that belongs to this shard, in manifest order.
-    static func walk(_ setup: RunSetup) throws(FaceCropError) -> AnyIterator<WalkItem> {
+    package static func walk(_ setup: RunSetup) throws(FaceCropError) -> AnyIterator<WalkItem> {
         let options = setup.options
         let finder = PhotoFinder(
             include: options.include, exclude: options.exclude, followLinks: options.followLinks, output: setup.output,
@@ -72,7 +78,7 @@ enum Plan {
     /// time as the run finds it (its header, else its Takeout sidecar); for
     /// --check and --dry-run. False when it cannot be read (a run reports it).
     /// A video's is its container's (ffprobe, with `videoTools`).
-    static func outside(_ dates: DateRange, _ photo: Photo, videoTools: VideoTools? = nil) -> Bool {
+    package static func outside(_ dates: DateRange, _ photo: Photo, videoTools: VideoTools? = nil) -> Bool {
         guard !dates.isEmpty else { return false }
         let source = FileName.display(photo.source)
         if photo.isVideo { return outsideVideo(dates, photo, videoTools: videoTools) }
@@ -96,7 +102,7 @@ enum Plan {
     }
 
     /// Whether the photo's bytes hash to the record's (reads the file).
-    static func sameContent(_ photo: Photo, as record: PhotoRecord) -> Bool {
+    package static func sameContent(_ photo: Photo, as record: PhotoRecord) -> Bool {
         guard let bytes = try? PhotoBytes(path: photo.path, rawPath: photo.rawPath, source: photo.source) else { return false }
         return bytes.sha256 == record.sha256
     }

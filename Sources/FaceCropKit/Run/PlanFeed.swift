@@ -1,4 +1,6 @@
 import Foundation
+import FaceCropCore
+import FaceCropInputs
 
 /// The plan of a run, streamed into the pipeline: the walk joined with the
 /// last run's state (`PlanJoin`). It keeps only the steps the pipeline has
@@ -6,25 +8,25 @@ import Foundation
 /// may have to be pruned (only with --prune: crops of photos processed
 /// again or gone, never those of kept ones), and, for --check, the gone
 /// photos' names in a temporary file.
-final class PlanFeed: IteratorProtocol {
+package final class PlanFeed: IteratorProtocol {
     private var join: PlanJoin
     /// Steps taken and not yet recorded, in order.
     private var pending: [PlanWork] = []
     /// How many manifest entries (photos and problems) it has given.
-    private(set) var count = 0
+    package private(set) var count = 0
     /// --prune: crops the last run wrote that this run may not write again.
-    private(set) var pruneCandidates: Set<String>?
+    package private(set) var pruneCandidates: Set<String>?
     /// --check / --dry-run: the photos recorded with these settings and gone.
-    private(set) var gone: GoneList?
+    package private(set) var gone: GoneList?
 
-    init(_ join: PlanJoin, prune: Bool, listGone: Bool, journalCrops: [String]) {
+    package init(_ join: PlanJoin, prune: Bool, listGone: Bool, journalCrops: [String]) {
         self.join = join
         if prune { pruneCandidates = Set(journalCrops) }
         if listGone { gone = GoneList() }
     }
 
     /// The next step for the caller itself (--check), or nil at the end.
-    func nextWork() -> PlanWork? {
+    package func nextWork() -> PlanWork? {
         while let step = join.next() {
             switch step {
             case .gone(let record, let reported, let crops):
@@ -39,25 +41,25 @@ final class PlanFeed: IteratorProtocol {
         return nil
     }
 
-    func next() -> WorkItem? {
+    package func next() -> WorkItem? {
         guard let work = nextWork() else { return nil }
         pending.append(work)
         return work.item
     }
 
     /// The oldest taken step has been recorded.
-    func recorded() { pending.removeFirst() }
+    package func recorded() { pending.removeFirst() }
 
     /// The oldest taken step is left out of the dataset (`--since` /
     /// `--until`): not recorded, and the crops of its kept record go with --prune.
-    func leftOut(_ record: PhotoRecord) {
+    package func leftOut(_ record: PhotoRecord) {
         pruneCandidates?.formUnion(record.crops)
         pending.removeFirst()
     }
 
     /// A stopped run: the earlier records of every step not recorded, in
     /// order (the rest of the plan is walked to the end for them).
-    func earlierRecords(_ body: (PhotoRecord) throws(WriteFailure) -> Void) throws(WriteFailure) {
+    package func earlierRecords(_ body: (PhotoRecord) throws(WriteFailure) -> Void) throws(WriteFailure) {
         for work in pending { if let record = work.earlier { try body(record) } }
         pending = []
         while let work = nextWork() { if let record = work.earlier { try body(record) } }
@@ -68,7 +70,9 @@ final class PlanFeed: IteratorProtocol {
 /// byte order of "label/source". The join finds them one input label at a
 /// time, each label's in order, so they are written to an unnamed
 /// temporary file as runs and merged when listed: nothing per photo in memory.
-final class GoneList {
+package final class GoneList {
+    package init() {}
+
     private let file: UnsafeMutablePointer<FILE>? = tmpfile()
     /// Where each sorted run starts (a few per run of facecrop).
     private var runs: [Int] = []
@@ -78,7 +82,7 @@ final class GoneList {
 
     deinit { if let file { fclose(file) } }
 
-    func append(_ record: PhotoRecord) {
+    package func append(_ record: PhotoRecord) {
         let name = PhotoFinder.join(record.label, record.source)
         if record.label != label || !(last.map { $0.utf8.lexicographicallyPrecedes(name.utf8) } ?? true) {
             runs.append(size)
@@ -92,7 +96,7 @@ final class GoneList {
     }
 
     /// Every name, in order.
-    func forEach(_ body: (String) -> Void) {
+    package func forEach(_ body: (String) -> Void) {
         guard let file, !runs.isEmpty else { return }
         fflush(file)
         let fd = fileno(file)

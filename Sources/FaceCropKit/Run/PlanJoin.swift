@@ -1,7 +1,10 @@
 import Foundation
+import FaceCropCore
+import FaceCropInputs
+import FaceCropCurate
 
 /// One step of a run's plan, in manifest order.
-enum PlanStep {
+package enum PlanStep {
     /// A photo to process or keep, or a problem: one manifest entry.
     case work(PlanWork)
     /// A photo the last run recorded that is not found now. `reported`: it
@@ -10,15 +13,15 @@ enum PlanStep {
     case gone(PhotoRecord, reported: Bool, crops: [String])
 }
 
-struct PlanWork {
-    var item: WorkItem
+package struct PlanWork {
+    package var item: WorkItem
     /// Why a photo with an earlier record is processed again.
-    var reason: String?
+    package var reason: String?
     /// The record a stopped run keeps for this photo if it does not reach it.
-    var earlier: PhotoRecord?
+    package var earlier: PhotoRecord?
     /// Crops the last run recorded for this photo, whatever its settings
     /// (none when the record is kept as it is).
-    var oldCrops: [String] = []
+    package var oldCrops: [String] = []
 }
 
 /// The plan as a merge-join of two streams in manifest order: the walk
@@ -27,23 +30,39 @@ struct PlanWork {
 /// current photo and the current record, so nothing per photo is held
 /// whatever the library's size. The journal of a crashed run (small, by key)
 /// wins over the state, as it is newer.
-struct PlanJoin: IteratorProtocol {
-    struct Rules {
+package struct PlanJoin: IteratorProtocol {
+    package struct Rules {
         /// --overwrite: no earlier record is kept.
-        var overwrite = false
+        package var overwrite = false
         /// Photos that failed before are tried again (not for --check).
-        var retryErrors = true
+        package var retryErrors = true
         /// Whether the state file was made with the current settings.
-        var stateCurrent = true
+        package var stateCurrent = true
         /// Whether a crop (relative to -o) is there.
-        var cropExists: (String) -> Bool = { _ in true }
+        package var cropExists: (String) -> Bool = { _ in true }
         /// The rejections file: a photo whose faces it now judges otherwise is processed again.
-        var rejections = RejectionsFile()
+        package var rejections = RejectionsFile()
         /// --dedup when the dataset's faces change (`changesDataset`): a
         /// group may keep another face, whose crop a duplicate never had, so
         /// photos with duplicate faces are processed again and every face
         /// has its crop before the faces are regrouped.
-        var regroup = false
+        package var regroup = false
+
+        package init(
+            overwrite: Bool = false,
+            retryErrors: Bool = true,
+            stateCurrent: Bool = true,
+            cropExists: @escaping (String) -> Bool = { _ in true },
+            rejections: RejectionsFile = RejectionsFile(),
+            regroup: Bool = false
+        ) {
+            self.overwrite = overwrite
+            self.retryErrors = retryErrors
+            self.cropExists = cropExists
+            self.stateCurrent = stateCurrent
+            self.rejections = rejections
+            self.regroup = regroup
+        }
     }
 
     private var walk: AnyIterator<WalkItem>
@@ -61,7 +80,7 @@ struct PlanJoin: IteratorProtocol {
     private var queue: [PlanStep] = []
     private var walkDone = false
 
-    init(
+    package init(
         walk: AnyIterator<WalkItem>, labels: [String], stateLabels: [String],
         records: @escaping (String) -> AnyIterator<PhotoRecord>, journal: [String: PhotoRecord], rules: Rules
     ) {
@@ -73,7 +92,7 @@ struct PlanJoin: IteratorProtocol {
         self.rules = rules
     }
 
-    mutating func next() -> PlanStep? {
+    package mutating func next() -> PlanStep? {
         while queue.isEmpty {
             guard !walkDone else { return nil }
             guard let item = walk.next() else {
@@ -146,7 +165,7 @@ struct PlanJoin: IteratorProtocol {
 
     /// What to do with a photo found now, given its state record if any.
     private mutating func work(_ photo: Photo, state: PhotoRecord?) -> PlanWork {
-        let newer = journal.removeValue(forKey: StateStore.key(label: photo.label, source: photo.source))
+        let newer = journal.removeValue(forKey: Photo.key(label: photo.label, source: photo.source))
         let loaded = newer ?? (rules.stateCurrent ? state : nil)
         let oldCrops = (state?.crops ?? []) + (newer?.crops ?? [])
         guard !rules.overwrite, let record = loaded else {
@@ -188,7 +207,7 @@ extension PlanJoin {
     /// Whether the dataset's faces may change (a photo new, changed, gone
     /// or judged otherwise by the rejections; a photo that failed before
     /// does not count): walks the plan up to the first such step.
-    mutating func changesDataset() -> Bool {
+    package mutating func changesDataset() -> Bool {
         while let step = next() {
             switch step {
             case .gone(_, let reported, _): if reported { return true }

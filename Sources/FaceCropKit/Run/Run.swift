@@ -1,12 +1,11 @@
-// Run/: the main command as a short sequence, setup -> plan -> pipeline -> commit -> finish,
-// with --check, --dry-run and the floor benchmark. It may use every folder but CLI/.
-
 import Foundation
+import FaceCropCore
+import FaceCropOutput
 
 /// `facecrop PHOTOS -o OUT`: setup -> plan -> pipeline -> commit -> finish,
 /// each step a function in its own file under Run/.
 extension FaceCropCommand {
-    static func execute(_ options: Options, stop: StopRequest, temporaries: TemporaryFiles) async throws(FaceCropError) -> Int32 {
+    package static func execute(_ options: Options, stop: StopRequest, temporaries: TemporaryFiles) async throws(FaceCropError) -> Int32 {
         let started = ContinuousClock.now
         var setup = try RunSetup(options, stop: stop)
         // Held to the end of the run, however it ends.
@@ -26,13 +25,13 @@ extension FaceCropCommand {
 
 /// The files a run writes as its photos finish: the journal, the state file
 /// and the manifest (the last two under temporary names until the commit).
-struct RunFiles {
-    var journal: Journal
-    var state: StateWriter
-    var manifest: JSONLinesWriter
-    var temporaries: TemporaryFiles
+package struct RunFiles {
+    package var journal: Journal
+    package var state: StateWriter
+    package var manifest: JSONLinesWriter
+    package var temporaries: TemporaryFiles
 
-    init(_ setup: RunSetup, temporaries: TemporaryFiles) throws(FaceCropError) {
+    package init(_ setup: RunSetup, temporaries: TemporaryFiles) throws(FaceCropError) {
         let store = setup.store
         do throws(WriteFailure) {
             try store.prepare()

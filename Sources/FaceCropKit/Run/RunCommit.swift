@@ -1,13 +1,18 @@
 /// What step 4 (the commit) leaves for the finish.
-struct Committed {
-    var stats: Stats
-    var writeFailure: WriteFailure?
+import FaceCropCore
+import FaceCropOutput
+import FaceCropCurate
+import FaceCropPeople
+
+package struct Committed {
+    package var stats: Stats
+    package var writeFailure: WriteFailure?
 }
 
 /// Step 4 of a run: old crops pruned, the manifest and the state file put in
 /// place (the journal goes), stats.json written.
-enum RunCommit {
-    static func commit(
+package enum RunCommit {
+    package static func commit(
         _ processed: Processed, feed: PlanFeed, files: RunFiles, setup: RunSetup, elapsed: Double
     ) -> Committed {
         var writeFailure = processed.writeFailure

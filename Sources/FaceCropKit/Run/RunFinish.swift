@@ -1,9 +1,12 @@
 import Foundation
+import FaceCropCore
+import FaceCropCurate
+import FaceCropFinish
 
 /// Step 5 of a run: the finishing steps (clips, contact sheet, report), the
 /// summary, and the exit status.
-enum RunFinish {
-    static func finish(
+package enum RunFinish {
+    package static func finish(
         _ committed: Committed, processed: Processed, setup: RunSetup, temporaries: TemporaryFiles, stop: StopRequest
     ) async -> Int32 {
         let options = setup.options

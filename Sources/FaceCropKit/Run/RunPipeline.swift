@@ -1,19 +1,24 @@
 /// What step 3 (the pipeline) leaves for the commit.
-struct Processed {
-    var completed = false
-    var counts = RunCounts()
+import FaceCropCore
+import FaceCropDetect
+import FaceCropOutput
+import FaceCropVideo
+
+package struct Processed {
+    package var completed = false
+    package var counts = RunCounts()
     /// The disk filled: the photo that found out is not recorded.
-    var full: FaceCropError?
-    var writeFailure: WriteFailure?
+    package var full: FaceCropError?
+    package var writeFailure: WriteFailure?
     /// Photos `--since` / `--until` left out (not in the counts).
-    var outsideDates = 0
+    package var outsideDates = 0
 }
 
 /// Step 3 of a run: the photos through the workers; each record goes to the
 /// state file and the manifest as it arrives, in manifest order; none is
 /// kept in memory.
-enum RunPipeline {
-    static func run(
+package enum RunPipeline {
+    package static func run(
         _ feed: PlanFeed, detectors: inout [Detector], files: RunFiles, setup: RunSetup, stop: StopRequest
     ) async -> Processed {
         var processor = PhotoProcessor(settings: setup.settings, outputRoot: setup.output, temporaries: files.temporaries)

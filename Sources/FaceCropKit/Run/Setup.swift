@@ -1,42 +1,50 @@
 import Foundation
+import FaceCropCore
+import FaceCropImaging
+import FaceCropDetect
+import FaceCropInputs
+import FaceCropOutput
+import FaceCropCurate
+import FaceCropPeople
+import FaceCropVideo
 
 /// Step 1 of a run: everything checked and settled before any photo is
 /// looked at. The order is the order of the errors a user sees first.
-struct RunSetup {
-    var options: Options
-    var output: String
+package struct RunSetup {
+    package var options: Options
+    package var output: String
     /// `--check` / `--dry-run`: nothing is written.
-    var readOnly: Bool
+    package var readOnly: Bool
     /// The ffmpeg clips are written with, found and probed now, so that a
     /// run that cannot write its clips fails before it starts.
-    var ffmpeg: FFmpeg?
+    package var ffmpeg: FFmpeg?
     /// ffmpeg and ffprobe for videos, or why they cannot be used (then each
     /// video is an error line; a library without videos never needs them).
-    var videoTools: VideoTools?
-    var videoProblem: String?
-    var config: DetectorConfig
+    package var videoTools: VideoTools?
+    package var videoProblem: String?
+    package var config: DetectorConfig
     /// The first worker's detector, made now so a bad cascade or model fails
     /// early; handed to the pipeline by `takeDetectors`.
     private var detector: Detector?
-    var settings: CropSettings
+    package var settings: CropSettings
     /// The settings as stats.json and the state file describe them, and their hash.
-    var described: JSON
-    var settingsHash: String
-    var store: StateStore
+    package var described: JSON
+    package var settingsHash: String
+    package var store: StateStore
     /// The rejections file (`--rejections`, else in the output) and its entries.
-    var rejectionsPath: String
-    var rejections: RejectionsFile
+    package var rejectionsPath: String
+    package var rejections: RejectionsFile
     /// The people file (`--people-file`, else in the output) and its statements.
-    var peoplePath: String
-    var people = PeopleFile()
+    package var peoplePath: String
+    package var people = PeopleFile()
     /// Crops found deleted and recorded as rejections by this run.
-    var recordedDeletions = 0
+    package var recordedDeletions = 0
     /// This run's hold on the output folder and shard (`OutputLock`): taken
     /// before any file of the dataset is read or written; nil for a `--check` or
     /// `--dry-run` of a folder no run has written yet.
-    var lock: OutputLock?
+    package var lock: OutputLock?
 
-    init(_ options: Options, stop: StopRequest) throws(FaceCropError) {
+    package init(_ options: Options, stop: StopRequest) throws(FaceCropError) {
         self.options = options
         output = options.output!
         for input in options.inputs where access(input, F_OK) != 0 {
@@ -97,7 +105,7 @@ struct RunSetup {
     /// input folder itself (by device and inode, however it is spelled) is a
     /// usage error. A folder inside an input works (the walk skips it), and
     /// so does an input inside `-o`.
-    static func refuseInputAsOutput(_ inputs: [String], output: String) throws(FaceCropError) {
+    package static func refuseInputAsOutput(_ inputs: [String], output: String) throws(FaceCropError) {
         guard let target = FileIdentity(path: output, follow: true) else { return }
         for input in inputs where FileIdentity(path: input, follow: true) == target {
             throw .usage(
@@ -118,7 +126,7 @@ struct RunSetup {
 
     /// One detector per worker (`--jobs`), the first among them, sharing its
     /// CenterFace networks. The setup keeps none, so they go (OpenCV's models and buffers) with the pipeline.
-    mutating func takeDetectors() throws(FaceCropError) -> [Detector] {
+    package mutating func takeDetectors() throws(FaceCropError) -> [Detector] {
         var detectors: [Detector] = []
         if let detector { detectors.append(detector) }
         detector = nil

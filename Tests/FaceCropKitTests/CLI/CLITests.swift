@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropPick
 
 /// The command-line contract: wording, streams and exit statuses.
 struct CLITests {

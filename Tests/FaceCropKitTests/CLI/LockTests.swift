@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import FaceCropOutput
 
-@testable import FaceCropKit
 
 /// One writer per dataset folder and shard (`flock(2)` on
 /// `.facecrop/lock[.shard-K-of-N]`), and no dataset written into a photo

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropDetect
+import FaceCropOutput
 
-@testable import FaceCropKit
 
 /// `--align arcface|ffhq` and the manifest's landmarks and transform, on
 /// real photos in all 8 EXIF orientations: YuNet is run again on each crop

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
 
-@testable import FaceCropKit
 
 /// Photos decoded from their file (issue #21): hashed while read, PNG and
 /// TIFF shrunk on the way for detection and cut on the way for crops, with

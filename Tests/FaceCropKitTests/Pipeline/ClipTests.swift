@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropVideo
+import FaceCropFinish
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// The alpha mask's geometry: pure, no pixels read.
 struct ClipMaskTests {

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropDetect
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// YuNet on a crowd: 80 faces of 24-40 px in a 1024 x 768 photo, made from
 /// the Fixtures portraits (astronaut, Grace Hopper and the two faces of

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropOutput
+import FaceCropCurate
 
-@testable import FaceCropKit
 
 /// Curation with the real binary: rejections that survive regeneration,
 /// near-duplicates, splits.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// Reruns, interruptions, --check and shards, with the real binary.
 @Suite(.serialized)

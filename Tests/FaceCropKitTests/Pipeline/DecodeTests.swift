@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
 
-@testable import FaceCropKit
 
 /// HEIF and AVIF photos coded as 8-bit 4:2:0 are decoded through libheif's
 /// own planes and converted to RGB by facecrop (not by libvips' heifload):

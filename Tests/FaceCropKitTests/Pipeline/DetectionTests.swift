@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropDetect
 
-@testable import FaceCropKit
 
 /// Detectors, --person-only, --target, --align and --min-sharpness on real
 /// photos (Fixtures/SOURCES.md), through the built binary.

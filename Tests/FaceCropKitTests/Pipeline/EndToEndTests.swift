@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropImaging
+import FaceCropDetect
 
-@testable import FaceCropKit
 
 /// The real binary over real photos, checked the way a user would check it.
 /// `.serialized`: each run already uses both cores.

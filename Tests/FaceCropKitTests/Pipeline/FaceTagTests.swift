@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import FaceCropCore
 
-@testable import FaceCropKit
 
 /// Face tags in XMP with the real binary, Exiv2 and exiftool: Fixtures'
 /// portraits are tagged at test time by exiftool (Debian's

@@ -1,7 +1,12 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropDetect
+import FaceCropInputs
+import FaceCropOutput
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// Hostile input, odd names, permissions, a full disk, signals: each is
 /// reported per file, the run goes on where it can, nothing partial is left.

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import FaceCropKit
 
 /// The hostile-video corpus (scripts/make-hostile-videos, made once for the
 /// suite with the real ffmpeg) with Fixtures' hostile and broken photos:

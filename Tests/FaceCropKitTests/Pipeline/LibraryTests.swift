@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropInputs
 
-@testable import FaceCropKit
 
 /// Photo libraries as people keep them (docs/libraries.md), each built at
 /// test time from Fixtures' real photos in the layout its makers document,

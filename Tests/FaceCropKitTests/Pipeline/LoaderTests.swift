@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropOutput
+import FaceCropFinish
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// What the training loaders read: metadata.jsonl (Hugging Face imagefolder),
 /// `facecrop export webdataset` shards, and the GIF and JPEG XL inputs. The

@@ -1,7 +1,11 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropOutput
+import FaceCropCurate
+import FaceCropFinish
 
-@testable import FaceCropKit
 
 /// A Fixtures run whose contact sheet and report the tests below look at.
 private func fixturesRun(_ folders: [String], extra: [String] = []) throws -> (work: URL, output: URL, status: Int32) {

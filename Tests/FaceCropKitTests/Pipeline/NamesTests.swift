@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
+import FaceCropPeople
 
-@testable import FaceCropKit
 
 /// people.txt with the real binary, dlib and hnswlib on Fixtures/faces, whose
 /// grouping (PeopleTests) makes two people: Eileen Collins (astronaut.jpg,

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropPeople
 
-@testable import FaceCropKit
 
 /// `--people` with the real binary, dlib and hnswlib on Fixtures/faces:
 /// astronaut.jpg, astronaut-large.jpg (it upscaled 3x) and the left half of

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropPick
 
-@testable import FaceCropKit
 
 /// `facecrop pick` with the real binary on a dataset made at test time from
 /// Fixtures: a burst of four frames of grace_hopper.jpg (the photo cut as

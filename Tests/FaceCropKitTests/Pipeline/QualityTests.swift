@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import FaceCropDetect
 
-@testable import FaceCropKit
 
 /// The quality record (docs/quality.md) on real photos and copies of them
 /// made with vips at test time (mirrored, turned, blurred, darkened, ...),

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropDetect
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// `--target catface` and `--target upperbody` on real photos of cats and of
 /// people (Fixtures/SOURCES.md), through the built binary. The boxes below

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import FaceCropKit
 
 /// `--people` over photos and a video: a 2 s clip made at test time with
 /// ffmpeg from grace_hopper.jpg (a slow pan, sampled at 1 fps: one track of

@@ -1,7 +1,11 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropInputs
+import FaceCropCurate
+import FaceCropVideo
 
-@testable import FaceCropKit
 
 /// Videos made with ffmpeg from Fixtures portraits at test time
 /// (scripts/make-test-videos), read by the real binary through the real

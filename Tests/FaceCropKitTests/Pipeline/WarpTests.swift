@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
 
-@testable import FaceCropKit
 
 /// CVipsShim_WarpEncode on a real photo, against references that do not go
 /// through it: libvips' plain crop, the decoded pixels moved by hand, and a

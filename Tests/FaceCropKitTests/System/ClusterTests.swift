@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import FaceCropKit
 
 /// Shards as a cluster runs them: the Kubernetes manifests' own commands, the
 /// merged `run` section, clips after a merge. (scripts/test-slurm runs

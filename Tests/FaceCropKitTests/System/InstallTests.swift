@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// Runs `script` with bash (or zsh) and returns its status and stdout.
 private func shell(_ program: String, _ script: String) throws -> (status: Int32, output: String) {

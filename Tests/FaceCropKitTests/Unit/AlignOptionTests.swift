@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropCurate
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// `--align` takes a template, and stays a flag where it was one: bare
 /// `--align` and `align = true` in a config file still mean `level`.

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropOutput
+import FaceCropFinish
 
-@testable import FaceCropKit
 
 /// Alignment geometry: pure functions, checked against cases worked by hand
 /// and against the properties that define them.

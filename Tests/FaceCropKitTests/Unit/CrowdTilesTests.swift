@@ -1,6 +1,7 @@
 import Testing
+import FaceCropCore
+import FaceCropDetect
 
-@testable import FaceCropKit
 
 /// The crowd tiles' geometry: where the tiles lie, when they run, and how
 /// their faces are merged (CrowdTiles).

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropCurate
 
-@testable import FaceCropKit
 
 /// Rejections file, perceptual hash, dedup grouping and splits: pure logic.
 struct RejectionsFileTests {

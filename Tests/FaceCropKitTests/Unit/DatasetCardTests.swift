@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import FaceCropFinish
 
-@testable import FaceCropKit
 
 /// The dataset card's pure parts: the column types it lists (learned from
 /// manifest lines as metadata.jsonl learns them) and its header.

@@ -1,6 +1,8 @@
 import Testing
+import FaceCropCore
+import FaceCropCurate
+import FaceCropBench
 
-@testable import FaceCropKit
 
 /// `--dedup`'s index (`HammingIndex`, `Dedup.keepers`) held to comparing
 /// every pair (`Dedup.pairwiseKeepers`) on hashes built to sit on the edges

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropInputs
+import FaceCropVideo
 
-@testable import FaceCropKit
 
 /// `ExternalMessage` on messages the libraries really print (ffprobe and
 /// ffmpeg 5.1, libvips 8.14), and the small readers beside it.

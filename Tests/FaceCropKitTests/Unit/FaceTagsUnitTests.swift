@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropImaging
+import FaceCropInputs
+import FaceCropPhoto
 
-@testable import FaceCropKit
 
 /// FaceTags' geometry and the walk's sidecar pairing, without photos.
 struct FaceTagsUnitTests {

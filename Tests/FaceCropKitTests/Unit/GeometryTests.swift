@@ -1,6 +1,6 @@
 import Testing
+import FaceCropCore
 
-@testable import FaceCropKit
 
 struct GeometryTests {
     struct SquareCase: CustomTestStringConvertible, Sendable {

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropOutput
+import FaceCropPhoto
 
-@testable import FaceCropKit
 
 struct ManifestTests {
     /// A record of a photo, as the stages make it.

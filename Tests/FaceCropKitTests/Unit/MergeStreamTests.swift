@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropOutput
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// `merge` as a k-way merge of the shards' state files: the records come
 /// out in manifest order whichever shard holds them, and a shard whose

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropCurate
+import FaceCropPeople
+import FaceCropFinish
 
-@testable import FaceCropKit
 
 /// people.txt: its lines, and the naming step applied to a grouping. Pure logic.
 struct PeopleFileTests {

@@ -1,6 +1,8 @@
 import Testing
+import FaceCropCore
+import FaceCropPeople
+import FaceCropBench
 
-@testable import FaceCropKit
 
 /// `--people`'s nearest neighbours above the exact limit (the HNSW graph of
 /// the C++ shim, real hnswlib) on 1,200 generated descriptors: 60 people of

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropKit
 
-@testable import FaceCropKit
 
 struct OptionsTests {
     @Test func defaults() throws {

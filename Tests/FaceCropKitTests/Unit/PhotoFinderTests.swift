@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropInputs
 
-@testable import FaceCropKit
 
 struct PhotoFinderTests {
     /// Makes empty files (the finder never opens them).

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropOutput
+import FaceCropPick
 
-@testable import FaceCropKit
 
 /// `facecrop pick`'s pure rules: pose bins, the order of choice, captions.
 struct PickUnitTests {

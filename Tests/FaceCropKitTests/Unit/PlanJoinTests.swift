@@ -1,7 +1,11 @@
 import Foundation
 import Testing
+import FaceCropCore
+import FaceCropInputs
+import FaceCropOutput
+import FaceCropCurate
+import FaceCropKit
 
-@testable import FaceCropKit
 
 /// The plan as a merge-join of the walk and the last run's state: every
 /// decision the old all-in-memory plan made, from two ordered streams.
@@ -227,7 +231,7 @@ struct PlanJoinTests {
             .write(toFile: journalPath, atomically: true, encoding: .utf8)
         let journal = JournalContents(path: journalPath, settingsHash: "now")
         var found = DeletedCrops.candidates(statePath: statePath, journal: journal, output: output, rejections: RejectionsFile())
-        #expect(found.keys.sorted() == [StateStore.key(label: "", source: "b.jpg")])
+        #expect(found.keys.sorted() == [Photo.key(label: "", source: "b.jpg")])
         var rejections = RejectionsFile()
         _ = rejections.add([(Rejection(sha256: "00", box: PixelRect(x: 0, y: 0, width: 10, height: 10)), "b")])
         found = DeletedCrops.candidates(statePath: statePath, journal: journal, output: output, rejections: rejections)

@@ -1,6 +1,6 @@
 import Testing
+import FaceCropFinish
 
-@testable import FaceCropKit
 
 /// The report's lists of photos hold their first `ReportLists.limit`
 /// entries and count the rest, whatever the dataset's size.

@@ -1,6 +1,7 @@
 import Testing
+import FaceCropCore
+import FaceCropPeople
 
-@testable import FaceCropKit
 
 /// How the grouping treats a video's tracks (`PeopleStep.group`): a track is
 /// one face, and one frame, not one video, never shows a person twice.

@@ -1,0 +1,98 @@
+/// The settings that decide what a photo's crops look like.
+
+public struct CropSettings: Sendable, Equatable {
+    public var size: Int
+    public var margin: Double
+    public var faces: FaceSelection
+    public var minFace: Int
+    public var pad: PadMode
+    public var format: OutputFormat
+    public var quality: Int
+    /// nil: chosen per photo (`Calibration.detectSize`).
+    public var detectSize: Int?
+    public var minNeighbors: Int
+    public var maxPixels: Int
+    public var detector: DetectorKind
+    public var minScore: Double
+    public var target: Target
+    public var personOnly: Bool
+    public var align: AlignMode
+    public var minSharpness: Double
+    /// `--min-face-quality`, `--max-yaw`: faces below get status low_quality.
+    public var minFaceQuality: Double
+    public var maxYaw: Double
+    /// `--dedup`'s distance and `--split`: they decide which crops are kept and where.
+    public var dedup: Int?
+    public var split: SplitSpec?
+    /// How videos are sampled and which of their crops are kept.
+    public var video: VideoSettings
+    /// `--people` (a descriptor per crop) and how its groups curate.
+    public var people: Bool
+    public var splitByPerson: Bool
+    public var keepPerson: [String]
+    /// Face tags the detector missed get crops (`--no-tagged-faces`: not).
+    public var taggedFaces = true
+
+    /// How a turned crop is filled past the photo's edge: `--pad`, with
+    /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
+    package var fill: WarpFill {
+        switch pad {
+        case .edge: .edge
+        case .black: .black
+        case .reflect: align == .ffhq ? .reflectBlurred : .reflect
+        }
+    }
+
+    /// The settings of `options`, with `defaultMinScore` where `--min-score` is not given
+    /// (the detector's own: `CropSettings(options)` in Detect/ passes it).
+    package init(_ options: Options, defaultMinScore: Double) {
+        size = options.size
+        margin = options.margin
+        faces = options.faces
+        minFace = options.minFace
+        pad = options.pad
+        format = options.format
+        quality = options.quality
+        detectSize = options.effectiveDetectSize
+        minNeighbors = options.minNeighbors
+        maxPixels = options.maxPixels
+        detector = options.detector
+        minScore = options.minScore ?? defaultMinScore
+        target = options.target
+        personOnly = options.personOnly
+        align = options.align
+        minSharpness = options.minSharpness
+        minFaceQuality = options.minFaceQuality
+        maxYaw = options.maxYaw
+        dedup = options.dedup
+        split = options.split
+        people = options.people
+        splitByPerson = options.splitByPerson
+        taggedFaces = options.taggedFaces
+        keepPerson = options.keepPerson
+        video = VideoSettings(
+            fps: options.videoFPS, keyframes: options.videoKeyframes, perTrack: options.perTrack,
+            maxSeconds: options.maxVideoSeconds, sceneThreshold: options.videoScenes)
+    }
+}
+
+/// `--video-fps`, `--video-keyframes`, `--per-track`, `--max-video-seconds`,
+/// `--video-scenes`.
+public struct VideoSettings: Sendable, Equatable {
+    public var fps: Double
+    public var keyframes: Bool
+    public var perTrack: Int?
+    public var maxSeconds: Double
+    /// `--video-scenes`: the scene score that also takes a sample (nil: off).
+    public var sceneThreshold: Double? = nil
+
+    package static let defaults = VideoSettings(fps: 1, keyframes: false, perTrack: nil, maxSeconds: 3600)
+
+    /// As stats.json and the state file record it (only when not the
+    /// defaults, so that the settings hash of a photo library is unchanged).
+    package var description: String {
+        // `scenes=` only when set: the hash of runs made before it stays.
+        "fps=\(fps) keyframes=\(keyframes ? "yes" : "no") per_track=\(perTrack.map(String.init) ?? "all") max_seconds=\(maxSeconds)"
+            + (sceneThreshold.map { " scenes=\($0)" } ?? "")
+    }
+}

@@ -1,0 +1,389 @@
+/// One face facecrop found in a photo and (in a run) the crop it wrote.
+package struct FaceRecord: Sendable, Equatable {
+    /// 0-based; faces are numbered largest first.
+    package var index: Int
+    /// The face in upright, full-resolution pixels of the photo.
+    package var box: PixelRect
+    package var score: Double
+    /// What was cropped (`--target`).
+    package var target: Target = .face
+    /// Whether the crop was turned to level the eyes, and by how many degrees.
+    package var aligned = false
+    package var angle = 0.0
+    /// Variance of the Laplacian of the box at 96 x 96 (higher is sharper).
+    package var sharpness = 0.0
+    /// The quality record (nil: a record made before it existed).
+    package var quality: FaceQuality?
+    /// The crop file, relative to `-o` ("" where none was written: `floor`).
+    package var crop = ""
+    /// Whether the crop reached past the photo's edge and was padded.
+    package var padded = false
+    /// The face's five points in upright photo pixels (nil: none found).
+    package var landmarks: FaceLandmarks?
+    /// Upright photo pixels -> crop pixels (nil where no crop was cut: `floor`).
+    package var transform: Affine2D?
+    /// A face with a crop, or one left out by a person (`rejected`), as a
+    /// near-duplicate (`duplicate`, of the face whose crop is `duplicateOf`)
+    /// or as someone `--keep-person` does not keep (`otherPerson`).
+    package var status = FaceStatus.ok
+    /// The crop's perceptual hash (faces with a crop, and duplicates).
+    package var phash: PerceptualHash?
+    package var duplicateOf: String?
+    /// `--people`: the crop's face descriptor (faces with a crop).
+    package var embedding: Embedding?
+    /// `--people`: the face's row in embeddings.npy and its person (nil: in
+    /// no group), set by the grouping after the run.
+    package var embeddingRow: Int?
+    package var person: String?
+    /// `--people`: the grouping's id before the people file named it (kept
+    /// in the state only, so the next grouping keeps ids stable by it).
+    package var group: String?
+    /// `--split-by person`: the face's split when it is not its photo's.
+    package var split: String?
+    /// A face in a video: its frame, time and track.
+    package var video: VideoFace?
+    /// A face tag in the photo's XMP covers it (manifest `tagged`), with
+    /// this name (`tag_name`; nil: unnamed); `foundByTag`: the detector
+    /// missed it and its crop is from the tag (`found_by`).
+    package var tagged = false
+    package var tagName: String?
+    package var foundByTag = false
+
+    package init(
+        index: Int,
+        box: PixelRect,
+        score: Double,
+        target: Target = .face,
+        aligned: Bool = false,
+        angle: Double = 0.0,
+        sharpness: Double = 0.0,
+        quality: FaceQuality? = nil,
+        crop: String = "",
+        padded: Bool = false,
+        landmarks: FaceLandmarks? = nil,
+        transform: Affine2D? = nil,
+        status: FaceStatus = FaceStatus.ok,
+        phash: PerceptualHash? = nil,
+        duplicateOf: String? = nil,
+        embedding: Embedding? = nil,
+        embeddingRow: Int? = nil,
+        person: String? = nil,
+        group: String? = nil,
+        split: String? = nil,
+        video: VideoFace? = nil,
+        tagged: Bool = false,
+        tagName: String? = nil,
+        foundByTag: Bool = false
+    ) {
+        self.index = index
+        self.box = box
+        self.score = score
+        self.target = target
+        self.aligned = aligned
+        self.angle = angle
+        self.sharpness = sharpness
+        self.quality = quality
+        self.crop = crop
+        self.padded = padded
+        self.landmarks = landmarks
+        self.transform = transform
+        self.status = status
+        self.phash = phash
+        self.duplicateOf = duplicateOf
+        self.embedding = embedding
+        self.embeddingRow = embeddingRow
+        self.person = person
+        self.group = group
+        self.split = split
+        self.video = video
+        self.tagged = tagged
+        self.tagName = tagName
+        self.foundByTag = foundByTag
+    }
+}
+
+/// A name that cannot name a person, and the warning that says so and where it came from.
+package struct NameWarning: Sendable, Equatable {
+    package var name: String
+    package var text: String
+
+    package init(name: String, file: String, problem: String) {
+        self.name = name
+        text = "\(file): \(problem); it stays in the manifest's names but names no person"
+    }
+}
+
+/// Where in a video a face was found.
+package struct VideoFace: Sendable, Equatable {
+    /// The frame's presentation time in seconds from the video's first
+    /// frame (from the stream's time base), rounded to the microsecond.
+    package var time: Double
+    /// The frame's 0-based number in presentation order.
+    package var frame: Int
+    /// The face's track (0-based, by first appearance in the video).
+    package var track: Int
+    /// `--per-track`: the crop's rank in its track (1: best) of how many
+    /// samples the track had; `quality`, read from a dataset made before
+    /// face_quality ranked tracks (no longer written).
+    package var rank: Int?
+    package var trackLength: Int?
+    package var quality: Double?
+    package var frontality: Double?
+
+    package init(
+        time: Double,
+        frame: Int,
+        track: Int,
+        rank: Int? = nil,
+        trackLength: Int? = nil,
+        quality: Double? = nil,
+        frontality: Double? = nil
+    ) {
+        self.time = time
+        self.frame = frame
+        self.track = track
+        self.rank = rank
+        self.trackLength = trackLength
+        self.quality = quality
+        self.frontality = frontality
+    }
+}
+
+/// What a video's record says of the whole video.
+package struct VideoInfo: Sendable, Equatable {
+    /// Seconds, as ffprobe reports the stream's (else the file's) duration.
+    package var duration: Double
+    /// Frames sampled.
+    package var samples: Int
+    /// Frames read a second time, at full size, for their crops; nil in a
+    /// record made before there was a second read (its line has none).
+    package var fullFrames: Int?
+
+    package init(duration: Double, samples: Int, fullFrames: Int? = nil) {
+        self.duration = duration
+        self.samples = samples
+        self.fullFrames = fullFrames
+    }
+}
+
+package enum FaceStatus: String, Sendable {
+    case ok
+    case rejected
+    case duplicate
+    /// `--keep-person`: a face of someone else (or of no one), without a crop.
+    case otherPerson = "other_person"
+    /// `--min-face-quality` / `--max-yaw`: below the floor, without a crop.
+    case lowQuality = "low_quality"
+}
+
+public enum PhotoStatus: String, Sendable {
+    case ok
+    case noFace = "no_face"
+    case noPerson = "no_person"
+    case error
+}
+
+/// What facecrop knows about one photo: how to recognise the same file
+/// again, what it found and the crops it wrote. Every photo, and every
+/// problem found while walking the folders, yields exactly one record; a
+/// failure is a value here, never an exception that stops the other photos.
+///
+/// This is the one per-photo value that flows from the photo stages through
+/// the run to the outputs; only `Output/` turns it into JSON (manifest lines,
+/// state and journal entries) and back.
+package struct PhotoRecord: Sendable, Equatable {
+    /// The input's label ("" with a single input), its index in command-line
+    /// order, and the photo's path relative to that input.
+    package var label: String
+    package var input: Int
+    package var source: String
+    /// How the file is recognised again: its size, modification time (ns) and content hash.
+    package var size: Int
+    package var modified: Int
+    package var sha256: String?
+    package var status: PhotoStatus
+    /// Upright size of the photo, when its header could be read.
+    package var width: Int?
+    package var height: Int?
+    /// The whole photo's perceptual hash (status `.ok` only; `--dedup`).
+    package var photoHash: PerceptualHash?
+    /// The faces cropped (status `.ok` only), in manifest order.
+    package var faces: [FaceRecord] = []
+    /// Why the photo failed (status `.error`), as the manifest says it.
+    package var failure: String?
+    /// `--split`: the split its faces are in (photos whose content was read).
+    package var split: String?
+    /// When it was taken: EXIF DateTimeOriginal (with OffsetTimeOriginal),
+    /// else its Google Takeout sidecar's photoTakenTime (manifest `taken`).
+    package var taken: CaptureTime?
+    /// The people its Google Takeout sidecar names, in the sidecar's order
+    /// (manifest `names`; empty without a sidecar).
+    package var names: [String] = []
+    /// Face tags in its XMP, and how many of them the detector found
+    /// (manifest `tagged_faces`, `tagged_faces_found`; 0 without tags).
+    package var taggedFaces = 0
+    package var taggedFacesFound = 0
+    /// For the terminal: what could not be read of its XMP (not recorded).
+    package var warnings: [String] = []
+    /// `--people`: names its Takeout sidecar or face tags give that cannot
+    /// name a person (name, warning), said once a run for each name.
+    package var nameWarnings: [NameWarning] = []
+    /// `--since` / `--until` leave it out: it is not recorded.
+    package var outsideDates = false
+    /// A video's duration and samples (nil for a photo, and a video that
+    /// could not be read).
+    package var video: VideoInfo?
+    /// For the terminal: the error, when this record is a fresh failure.
+    package var error: FaceCropError?
+
+    /// The crop files this record says facecrop wrote, relative to `-o`.
+    package var crops: [String] { faces.compactMap { $0.crop.isEmpty ? nil : $0.crop } }
+    package var faceCount: Int { status == .ok ? faces.count { $0.status == .ok } : 0 }
+    package var key: String { Photo.key(label: label, source: source) }
+
+    /// A photo's record before anything is known but where it is.
+    package init(_ photo: Photo, status: PhotoStatus, sha256: String? = nil) {
+        self.init(
+            label: photo.label, input: photo.inputIndex, source: photo.source, size: photo.size, modified: photo.modified,
+            sha256: sha256, status: status)
+    }
+
+    /// A photo that failed.
+    package init(_ photo: Photo, failed error: FaceCropError, sha256: String? = nil) {
+        self.init(photo, status: .error, sha256: sha256)
+        self.error = error
+        failure = error.reason
+    }
+
+    /// A problem the walk found.
+    package init(_ problem: FindProblem) {
+        let error = FaceCropError.unreadable(FileName.display(problem.source), reason: problem.reason)
+        self.init(
+            label: problem.label, input: problem.inputIndex, source: problem.source, size: 0, modified: 0, sha256: nil,
+            status: .error, failure: error.reason, error: error)
+    }
+
+    package init(
+        label: String, input: Int, source: String, size: Int, modified: Int, sha256: String?, status: PhotoStatus,
+        width: Int? = nil, height: Int? = nil, faces: [FaceRecord] = [], failure: String? = nil,
+        error: FaceCropError? = nil
+    ) {
+        self.label = label
+        self.input = input
+        self.source = source
+        self.size = size
+        self.modified = modified
+        self.sha256 = sha256
+        self.status = status
+        self.width = width
+        self.height = height
+        self.faces = faces
+        self.failure = failure
+        self.error = error
+    }
+}
+
+/// Counts for stats.json and the summary line.
+public struct RunCounts: Sendable, Equatable {
+    public var photos = 0
+    public var ok = 0
+    public var noFace = 0
+    public var noPerson = 0
+    public var errors = 0
+    public var faces = 0
+    /// Faces left out: rejected by a person, near-duplicates of another.
+    public var rejected = 0
+    public var duplicate = 0
+    /// `--keep-person`: faces of people not kept.
+    public var otherPerson = 0
+    /// `--min-face-quality` / `--max-yaw`: faces left out.
+    public var lowQuality = 0
+    /// Every face's face_quality (kept or left out), for stats.json's
+    /// quartiles, counted by its value in ten-thousandths (the score's own
+    /// precision): exact, and at most 10,001 counts however many faces.
+    public var qualityCounts: [Int: Int] = [:]
+    public var qualityTotal = 0
+    /// `--split`: crops in each split.
+    public var splits: [String: Int] = [:]
+    /// Photos whose record from an earlier run was kept.
+    public var reused = 0
+    /// `--people`: people found, and faces in one of them (nil: not grouped).
+    public var people: Int?
+    public var grouped = 0
+    /// Face tags in the photos' XMP, and how many the detector found: its
+    /// recall against faces people checked by hand (`TagStage`).
+    public var taggedFaces = 0
+    public var taggedFacesFound = 0
+
+    /// `taggedFacesFound` of `taggedFaces` as a percentage, one decimal.
+    package var taggedRecall: Double? {
+        taggedFaces > 0 ? (Double(taggedFacesFound) / Double(taggedFaces) * 1000).rounded() / 10 : nil
+    }
+
+    package mutating func add(_ record: PhotoRecord, reused: Bool = false) {
+        photos += 1
+        faces += record.faceCount
+        for face in record.faces where record.status == .ok {
+            if let quality = face.quality {
+                qualityCounts[Int((quality.score * 10_000).rounded()), default: 0] += 1
+                qualityTotal += 1
+            }
+            switch face.status {
+            case .ok: if let split = face.split ?? record.split { splits[split, default: 0] += 1 }
+            case .rejected: rejected += 1
+            case .duplicate: duplicate += 1
+            case .otherPerson: otherPerson += 1
+            case .lowQuality: lowQuality += 1
+            }
+        }
+        if reused { self.reused += 1 }
+        taggedFaces += record.taggedFaces
+        taggedFacesFound += record.taggedFacesFound
+        switch record.status {
+        case .ok: ok += 1
+        case .noFace: noFace += 1
+        case .noPerson: noPerson += 1
+        case .error: errors += 1
+        }
+    }
+
+    package init(
+        photos: Int = 0,
+        ok: Int = 0,
+        noFace: Int = 0,
+        noPerson: Int = 0,
+        errors: Int = 0,
+        faces: Int = 0,
+        rejected: Int = 0,
+        duplicate: Int = 0,
+        otherPerson: Int = 0,
+        lowQuality: Int = 0,
+        qualityCounts: [Int: Int] = [:],
+        qualityTotal: Int = 0,
+        splits: [String: Int] = [:],
+        reused: Int = 0,
+        people: Int? = nil,
+        grouped: Int = 0,
+        taggedFaces: Int = 0,
+        taggedFacesFound: Int = 0
+    ) {
+        self.photos = photos
+        self.ok = ok
+        self.noFace = noFace
+        self.noPerson = noPerson
+        self.errors = errors
+        self.faces = faces
+        self.rejected = rejected
+        self.duplicate = duplicate
+        self.otherPerson = otherPerson
+        self.lowQuality = lowQuality
+        self.qualityCounts = qualityCounts
+        self.qualityTotal = qualityTotal
+        self.splits = splits
+        self.reused = reused
+        self.people = people
+        self.grouped = grouped
+        self.taggedFaces = taggedFaces
+        self.taggedFacesFound = taggedFacesFound
+    }
+}

@@ -1,0 +1,186 @@
+import CFaceDetect
+import Foundation
+import FaceCropCore
+import FaceCropImaging
+
+/// The files and settings a worker's detector is made from.
+package struct DetectorConfig: Sendable {
+    package var kind: DetectorKind = .cascade
+    package var target: Target = .face
+    /// The main cascade: `--cascade`, else alt2 (faces) or the target's cascade.
+    package var cascadePath: String
+    package var cascadeFolder: String
+    package var modelPath: String?
+    package var minNeighbors = 4
+    /// Keep faces scoring at least this (`cascade`, `yunet`).
+    package var minScore: Double
+    package var needsPeople = false
+    package var needsEyes = false
+    /// Workers that detect at once (`--jobs`).
+    package var workers = 1
+    /// The longest side photos are detected at: `--detect-size`, else the
+    /// largest the detector chooses (`Calibration.detectSize`).
+    package var largestDetectSide = 1280
+    /// `--people`: a face descriptor per crop.
+    package var embeds = false
+    /// dlib's two model files, when found (`PeopleModels.resolve`).
+    package var peopleModels: PeopleModelPaths?
+    /// dlib's 5-point predictor, for the pose of faces without landmarks
+    /// (nil: not found; those faces get no pose).
+    package var posePredictor: String?
+
+    package static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
+
+    /// OpenCV's own threads, set once for the process before any worker
+    /// starts. 1, so that the `--jobs` workers are the one level of
+    /// parallelism; with `centerface`, every core: its networks are shared,
+    /// the workers take turns on them, and OpenCV's threads run each pass on
+    /// all the cores (docs/centerface.md, "One network, shared by the
+    /// workers").
+    package var libraryThreads: Int {
+        guard kind == .centerface && target == .face else { return 1 }
+        return max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    package static func cascadeName(for target: Target) -> String {
+        switch target {
+        case .face: "haarcascade_frontalface_alt2.xml"
+        case .upperbody: "haarcascade_upperbody.xml"
+        case .body: "haarcascade_fullbody.xml"
+        case .catface: "haarcascade_frontalcatface_extended.xml"
+        }
+    }
+
+    package init(
+        kind: DetectorKind = .cascade,
+        target: Target = .face,
+        cascadePath: String,
+        cascadeFolder: String,
+        modelPath: String? = nil,
+        minNeighbors: Int = 4,
+        minScore: Double,
+        needsPeople: Bool = false,
+        needsEyes: Bool = false,
+        workers: Int = 1,
+        largestDetectSide: Int = 1280,
+        embeds: Bool = false,
+        peopleModels: PeopleModelPaths? = nil,
+        posePredictor: String? = nil
+    ) {
+        self.kind = kind
+        self.target = target
+        self.cascadePath = cascadePath
+        self.cascadeFolder = cascadeFolder
+        self.modelPath = modelPath
+        self.minNeighbors = minNeighbors
+        self.minScore = minScore
+        self.needsPeople = needsPeople
+        self.needsEyes = needsEyes
+        self.workers = workers
+        self.largestDetectSide = largestDetectSide
+        self.embeds = embeds
+        self.peopleModels = peopleModels
+        self.posePredictor = posePredictor
+    }
+}
+
+/// Every detection handle one worker needs: its `FaceFinder`, chosen once
+/// here from the config, the HOG bodies of --person-only, dlib's embedder
+/// and landmark predictor.
+///
+/// Not thread-safe: owns OpenCV objects; lent to one task at a time by the
+/// pipeline, which hands it to the next task only after the previous one has
+/// finished with it. That hand-over is what makes the `@unchecked Sendable`
+/// sound.
+package final class Detector: @unchecked Sendable {
+    package let config: DetectorConfig
+    /// What `find` runs.
+    private let finder: any FaceFinder
+    /// `--person-only` (and `--target body`, whose finder it is).
+    private let bodies: HOGBodies?
+    /// `--people`: dlib's landmarks and face descriptor.
+    package let embedder: Embedder?
+    /// dlib's 5-point predictor for the quality record (`posePredictor`).
+    package let landmarker: Landmarker?
+
+    /// `sharing`: another worker's detector of the same `config`, whose
+    /// CenterFace networks this one uses too (one set per process, lent
+    /// under its lock: `CenterFace`).
+    package init(_ config: DetectorConfig, sharing other: Detector? = nil) throws(FaceCropError) {
+        self.config = config
+        let bodies = config.needsPeople || config.target == .body ? try HOGBodies() : nil
+        self.bodies = bodies
+        finder = try Self.finder(for: config, bodies: bodies, sharing: other?.finder)
+        if config.embeds {
+            guard let models = config.peopleModels else { throw .peopleModelsUnavailable(PeopleModels.missingReason) }
+            embedder = try Embedder(recognition: models.recognition, landmarks: models.landmarks)
+        } else {
+            embedder = nil
+        }
+        landmarker = try config.posePredictor.map { path throws(FaceCropError) in try Landmarker(path: path) }
+    }
+
+    /// The finder for the config's target (and, for faces, its detector).
+    private static func finder(for config: DetectorConfig, bodies: HOGBodies?, sharing other: (any FaceFinder)?)
+        throws(FaceCropError) -> any FaceFinder
+    {
+        switch config.target {
+        case .upperbody: return try SingleCascade(config)
+        case .catface: return try CatFaceVote(config)
+        case .body:
+            if let bodies { return bodies }
+            return try HOGBodies()
+        case .face:
+            switch config.kind {
+            case .cascade: return try CascadeEnsemble(config)
+            case .haar: return try SingleCascade(config)
+            case .yunet, .centerface:
+                guard let path = config.modelPath else {
+                    throw .modelUnavailable("", reason: ModelLocator.missingReason(config.kind))
+                }
+                if config.kind == .yunet { return try YuNetFinder(path: path, minScore: config.minScore) }
+                return try CenterFaceFinder(
+                    path: path, minScore: config.minScore, largestSide: config.largestDetectSide,
+                    sharing: other as? CenterFaceFinder)
+            }
+        }
+    }
+
+    /// Whether `find` needs the photo's colour pixels.
+    package var needsColour: Bool { finder.needsColour }
+
+    /// The finder's landmarks measured again (`FaceFinder.remeasured`).
+    package func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks {
+        try finder.remeasured(landmarks, in: picture, source: source)
+    }
+
+    /// Finds the target in `gray` (and `rgb`, the same pixels in colour, for
+    /// the networks). `minSide`: smallest box side of interest, in `gray`'s pixels.
+    package func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
+        try finder.find(in: gray, rgb: rgb, minSide: minSide, source: source)
+    }
+
+    /// People found by the HOG detector, in `gray`'s pixels: on `gray` as
+    /// it is, and on a shrunk copy extended past the frame, so that people cut
+    /// at the waist or knees, or filling the photo, are found too (their boxes
+    /// may reach outside `gray`).
+    package func findPeople(in gray: GrayImage, source: String) throws(FaceCropError) -> [(box: PixelRect, score: Double)] {
+        guard let bodies else { return [] }
+        return try bodies.detect(gray, pastFrame: true, source: source)
+    }
+
+    /// Whether a person box lies wholly inside a `width` x `height` image:
+    /// found by the HOG pass on the photo as it is, not only past its edges.
+    package static func liesInside(_ box: PixelRect, width: Int, height: Int) -> Bool {
+        box.x >= 0 && box.y >= 0 && box.x + box.width <= width && box.y + box.height <= height
+    }
+
+    /// Sharpness of a box of `gray` (variance of the Laplacian at 96 x 96).
+    package static func sharpness(of box: PixelRect, in gray: GrayImage) -> Double {
+        gray.pixels.withUnsafeBufferPointer {
+            CFaceDetect_Sharpness(
+                $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, Int32(box.x), Int32(box.y),
+                Int32(box.width), Int32(box.height))
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/// A face found, mapped onto the full-resolution photo.
+import FaceCropCore
+import FaceCropImaging
+import FaceCropDetect
+
+package struct FoundFace {
+    package var box: PixelRect
+    package var score: Double
+    package var sharpness: Double
+    /// The eye line's angle in degrees, when both eyes were found.
+    package var angle: Double?
+    /// The five landmarks in upright full-resolution pixels, when found.
+    package var landmarks: FaceLandmarks?
+    /// The face tag it matches (`TagStage`), and whether it was found only
+    /// by its tag (the detector missed it).
+    package var tag: FaceTag? = nil
+    package var foundByTag = false
+    /// The quality record's measures on the decode (placed and scored by
+    /// `PlaceStage.rate`).
+    package var quality: FaceQuality?
+}
+
+/// Stage 3: the faces (or whatever `--target` names) on the detection
+/// decode, kept by `--min-face`, `--min-sharpness`, `--person-only` and
+/// `--faces`, largest first.
+package enum DetectStage {
+    package enum Result {
+        /// `--person-only` found no person; no faces are kept.
+        case noPerson
+        /// The faces kept (maybe none), the detection decode's scale and,
+        /// when there are faces, the photo's perceptual hash (`--dedup`).
+        case faces([FoundFace], scale: Double, photo: PerceptualHash?)
+    }
+
+    package static func detect(_ decoded: Decoded, with detector: Detector, settings: CropSettings, source: String)
+        throws(FaceCropError) -> Result
+    {
+        try detect(small: decoded.small, full: decoded.full, with: detector, settings: settings, source: source)
+    }
+
+    /// The same on any detection-size picture `small` of an upright image
+    /// of `full` pixels (a photo's decode, a video frame).
+    package static func detect(
+        small: Picture, full: (width: Int, height: Int), with detector: Detector, settings: CropSettings, source: String
+    ) throws(FaceCropError) -> Result {
+        let gray = try small.grayPixels(source: source)
+        let rgb = detector.needsColour ? try small.rgbPixels(source: source) : nil
+        let scale = Double(gray.width) / Double(full.width)
+        let minSide = Int((Double(settings.minFace) * scale).rounded(.down))
+        var found = try detector.find(in: gray, rgb: rgb, minSide: minSide, source: source)
+        if settings.personOnly {
+            let people = try detector.findPeople(in: gray, source: source).map(\.box)
+            found = found.filter {
+                PersonRule.counts($0.box, target: settings.target, people: people, width: gray.width, height: gray.height)
+            }
+            // A person found only past the photo's edges places faces, but alone does not make a photo one of people.
+            if found.isEmpty && !people.contains(where: { Detector.liesInside($0, width: gray.width, height: gray.height) }) {
+                return .noPerson
+            }
+        }
+        var faces = found.map { detection in
+            FoundFace(
+                box: CropGeometry.map(detection.box, from: (gray.width, gray.height), to: full), score: detection.score,
+                sharpness: (Detector.sharpness(of: detection.box, in: gray) * 100).rounded() / 100,
+                angle: detection.eyes.map { ($0.angle * 100).rounded() / 100 },
+                landmarks: detection.landmarks.map { Alignment.landmarks($0, from: (gray.width, gray.height), to: full) })
+        }
+        .filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
+        faces.sort { a, b in
+            if a.box.area != b.box.area { return a.box.area > b.box.area }
+            if a.box.y != b.box.y { return a.box.y < b.box.y }
+            return a.box.x < b.box.x
+        }
+        if settings.faces == .largest { faces = Array(faces.prefix(1)) }
+        if settings.align == .arcface && detector.needsColour {
+            let toSmall = Alignment.photoToDecode(
+                sx: Double(gray.width) / Double(full.width), sy: Double(gray.height) / Double(full.height))
+            for index in faces.indices {
+                guard let found = faces[index].landmarks, found.estimated.isEmpty, let back = toSmall.inverse else { continue }
+                faces[index].landmarks = try detector.remeasured(found.mapped(toSmall), in: small, source: source)
+                    .mapped(back)
+            }
+        }
+        for index in faces.indices {
+            faces[index].quality = try measure(faces[index], in: gray, full: full, with: detector, settings: settings, source: source)
+        }
+        return .faces(faces, scale: scale, photo: faces.isEmpty ? nil : PerceptualHash(photo: gray))
+    }
+
+    /// The quality record's measures of one face: its pose from the
+    /// detector's five points where it found them all, else from dlib's
+    /// predictor on the box (faces only), and its exposure on the decode.
+    package static func measure(
+        _ face: FoundFace, in gray: GrayImage, full: (width: Int, height: Int), with detector: Detector,
+        settings: CropSettings, source: String
+    ) throws(FaceCropError) -> FaceQuality {
+        let box = CropGeometry.map(face.box, from: full, to: (gray.width, gray.height))
+        var points: [Point2D]?
+        var fromDlib = false
+        if settings.target == .face {
+            if let found = face.landmarks, found.estimated.isEmpty {
+                points = found.points
+            } else if let landmarker = detector.landmarker, box.width > 1, box.height > 1 {
+                points = try landmarker.find(box, in: gray, full: full, source: source)
+                fromDlib = true
+            }
+        }
+        return FaceQuality(box: box, in: gray, points: points, fromDlib: fromDlib, full: full, fullBox: face.box)
+    }
+
+}

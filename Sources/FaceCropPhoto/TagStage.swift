@@ -1,0 +1,95 @@
+/// Between detection and placement: the photo's face tags (`FaceTags`)
+/// matched to the faces found, and the tagged faces the detector missed
+/// added as faces of their own (unless `--no-tagged-faces`), which then take
+/// every filter a detected face takes (`--min-face`, `--min-sharpness`,
+/// `--faces largest`).
+import FaceCropCore
+import FaceCropImaging
+import FaceCropDetect
+import FaceCropCurate
+
+package enum TagStage {
+    /// A tag matches a face whose box overlaps its box by this much (as a
+    /// rejection's box matches its face).
+    package static let minIoU = Rejection.minIoU
+
+    /// The tags matched one to one with `faces` (best overlap first; ties by
+    /// the earlier tag, then face): each face's tag, by face index.
+    package static func match(_ tags: [FaceTag], _ faces: [PixelRect]) -> [Int: Int] {
+        var pairs: [(iou: Double, tag: Int, face: Int)] = []
+        for (t, tag) in tags.enumerated() {
+            for (f, face) in faces.enumerated() {
+                let overlap = tag.box.iou(face)
+                if overlap >= minIoU { pairs.append((overlap, t, f)) }
+            }
+        }
+        pairs.sort { a, b in
+            if a.iou != b.iou { return a.iou > b.iou }
+            if a.tag != b.tag { return a.tag < b.tag }
+            return a.face < b.face
+        }
+        var byFace: [Int: Int] = [:]
+        var used: Set<Int> = []
+        for pair in pairs where byFace[pair.face] == nil && !used.contains(pair.tag) {
+            byFace[pair.face] = pair.tag
+            used.insert(pair.tag)
+        }
+        return byFace
+    }
+
+    /// The faces with their tags, and the missed tags' faces added; how many
+    /// tags the detector found (before any filter: the detector's recall).
+    package static func merge(
+        _ tags: [FaceTag], into faces: [FoundFace], decoded: Decoded, with detector: Detector, settings: CropSettings,
+        source: String
+    ) throws(FaceCropError) -> (faces: [FoundFace], found: Int) {
+        guard !tags.isEmpty else { return (faces, 0) }
+        var faces = faces
+        let matched = match(tags, faces.map(\.box))
+        for (face, tag) in matched { faces[face].tag = tags[tag] }
+        let missed = Set(tags.indices).subtracting(matched.values).sorted()
+        guard settings.taggedFaces, !missed.isEmpty else { return (faces, matched.count) }
+        let gray = try decoded.small.grayPixels(source: source)
+        var added: [FoundFace] = []
+        for index in missed {
+            let tag = tags[index]
+            let small = CropGeometry.map(tag.box, from: decoded.full, to: (gray.width, gray.height))
+            let sharpness = small.width > 0 && small.height > 0 ? (Detector.sharpness(of: small, in: gray) * 100).rounded() / 100 : 0
+            var face = FoundFace(box: tag.box, score: 0, sharpness: sharpness, angle: nil, landmarks: nil)
+            face.tag = tag
+            face.foundByTag = true
+            // The same quality record as a detected face: pose from dlib's predictor on the box.
+            face.quality = try DetectStage.measure(face, in: gray, full: decoded.full, with: detector, settings: settings, source: source)
+            try placeEyes(&face, small: small, gray: gray, full: decoded.full, with: detector, source: source)
+            added.append(face)
+        }
+        added = added.filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
+        var all = faces + added
+        all.sort { a, b in
+            if a.box.area != b.box.area { return a.box.area > b.box.area }
+            if a.box.y != b.box.y { return a.box.y < b.box.y }
+            return a.box.x < b.box.x
+        }
+        if settings.faces == .largest { all = Array(all.prefix(1)) }
+        return (all, matched.count)
+    }
+
+    /// A tag's face has no landmarks of its own: dlib's predictor finds the
+    /// eye corners on the box (as for the quality record's pose), and the
+    /// eyes give `--align` its angle and the five points (nose and mouth
+    /// estimated from the eyes, as for the cascade's faces). Without the
+    /// predictor's model the crop stays upright.
+    private static func placeEyes(
+        _ face: inout FoundFace, small: PixelRect, gray: GrayImage, full: (width: Int, height: Int), with detector: Detector,
+        source: String
+    ) throws(FaceCropError) {
+        guard detector.config.target == .face, let landmarker = detector.landmarker, small.width > 1, small.height > 1 else { return }
+        let (sx, sy) = (Double(full.width) / Double(gray.width), Double(full.height) / Double(gray.height))
+        let points = try landmarker.find(small, in: gray, source: source).map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
+        // dlib's five: two corners of one eye, two of the other, the nose.
+        let eyes = [0.5 * (points[0] + points[1]), 0.5 * (points[2] + points[3])].sorted { $0.x < $1.x }
+        face.landmarks = LandmarkEstimate.fromEyes(eyes[0], eyes[1])
+        let pair = EyePair(x1: eyes[0].x, y1: eyes[0].y, x2: eyes[1].x, y2: eyes[1].y)
+        face.angle = (pair.angle * 100).rounded() / 100
+    }
+}

@@ -1,0 +1,4 @@
+// FaceCropVideo: videos as a source: ffmpeg located and probed, frames sampled and read,
+// faces tracked, the video stage of a worker (VideoStage: probe and limits, FirstRead, the tracks'
+// choice, SecondRead) and the cores it borrows. A new sampling mode goes here (VideoSampling,
+// FrameReader). Imports FaceCropPhoto's stages and the layers below it, and CVipsShim.

@@ -1,0 +1,234 @@
+import Foundation
+import FaceCropCore
+
+/// One sampled frame: upright, at the size the reader was asked for, packed 8-bit RGB.
+package struct VideoFrame {
+    /// Its presentation time in the stream's time base.
+    package var pts: Int
+    package var width: Int
+    package var height: Int
+}
+
+/// Reads a video's sampled frames from an ffmpeg subprocess: raw RGB on its
+/// stdout, one frame at a time into one reused buffer (never the whole
+/// video), and each frame's pts from the `showinfo` filter's lines on its
+/// stderr (read by a thread of its own).
+///
+/// ffmpeg turns the frames by the display matrix (autorotate, its default),
+/// picks them with `select` (the first frame at or after each 1/F s of the
+/// stream's own times, so a sample's pts is a real frame's, exact for
+/// variable frame rates), tone-maps HDR, and converts only those frames.
+/// Not thread-safe: owned by the one task reading the video.
+package final class FrameReader {
+    package let width: Int
+    package let height: Int
+    private let process = Process()
+    private let output: FileHandle
+    private let log: ShowInfoLog
+    private var buffer: [UInt8]
+    private var index = 0
+    private let source: String
+
+    /// `size`: the frames' size (ffmpeg scales them; the full upright size
+    /// when nil). `script`: a file holding the filter graph, for a graph too
+    /// long for a command line (`filters(...)`, written by the caller).
+    package init(
+        _ tools: VideoTools, path: String, probe: VideoProbe, settings: VideoSettings,
+        size: (width: Int, height: Int)? = nil, script: String? = nil, source: String
+    ) throws(FaceCropError) {
+        width = size?.width ?? probe.width
+        height = size?.height ?? probe.height
+        self.source = source
+        buffer = [UInt8](repeating: 0, count: width * height * 3)
+        var arguments = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "level+info", "-xerror", "-threads", "2"]
+        if settings.keyframes { arguments += ["-skip_frame", "nokey"] }
+        arguments += ["-copyts", "-i", path, "-map", "0:\(probe.stream)", "-an", "-sn", "-dn"]
+        if let script {
+            arguments += ["-filter_script:v", script]
+        } else {
+            arguments += ["-vf", Self.filters(probe, settings: settings, size: (width, height))]
+        }
+        arguments += ["-fps_mode", "passthrough"]
+        arguments += ["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]
+        process.executableURL = URL(fileURLWithPath: tools.ffmpeg.path)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        let errors = Pipe()
+        process.standardOutput = out
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw VideoMessage.cannotRun(source, tool: tools.ffmpeg.path, why: (error as NSError).localizedDescription)
+        }
+        output = out.fileHandleForReading
+        log = ShowInfoLog(errors.fileHandleForReading, path: path)
+    }
+
+    deinit { cancel() }
+
+    /// ffmpeg's filter graph: sample (`VideoSampling`; or, with `only`,
+    /// take exactly the frames of those pts, sorted), tone-map HDR, scale to
+    /// `size`.
+    package static func filters(_ probe: VideoProbe, settings: VideoSettings, size: (width: Int, height: Int), only: [Int]? = nil)
+        -> String
+    {
+        let select = only.map { "select='\(exactSelect($0))'" } ?? VideoSampling.select(settings)
+        var chain = [select, "showinfo=checksum=0"]
+        if probe.isHDR {
+            // PQ or HLG to SDR BT.709: to linear light at 100 nits nominal
+            // peak, the Mobius curve (linear up to 0.3 of the peak, then rolled off) without desaturation, then BT.709
+            // primaries, transfer and matrix (limited range).
+            chain += [
+                "zscale=tin=\(probe.transfer):t=linear:npl=100:pin=bt2020:min=bt2020nc",
+                "format=gbrpf32le", "zscale=p=bt709", "tonemap=tonemap=mobius:desat=0",
+                "zscale=t=bt709:m=bt709:r=tv", "format=yuv420p",
+            ]
+        }
+        if size.width == probe.width && size.height == probe.height {
+            chain.append("scale=\(probe.width):\(probe.height):flags=bicubic")
+        } else {
+            // The detection size: area averaging, the shrink that keeps
+            // small faces' edges (libvips' thumbnail before).
+            chain.append("scale=\(size.width):\(size.height):flags=area")
+        }
+        return chain.joined(separator: ",")
+    }
+
+    /// A `select` expression true exactly for the frames whose pts is in
+    /// `pts` (sorted, distinct): a binary search (`if(lt(pts,m),...)`), so
+    /// each frame costs log2(n) comparisons however many are wanted.
+    package static func exactSelect(_ pts: [Int]) -> String {
+        func node(_ low: Int, _ high: Int) -> String {
+            if high - low == 1 { return "eq(pts\\,\(pts[low]))" }
+            let middle = (low + high) / 2
+            return "if(lt(pts\\,\(pts[middle]))\\,\(node(low, middle))\\,\(node(middle, high)))"
+        }
+        return pts.isEmpty ? "0" : node(0, pts.count)
+    }
+
+    /// The next sampled frame, its pixels in `pixels` until the next call;
+    /// nil after the last.
+    package func next(_ body: (VideoFrame, UnsafeRawBufferPointer) throws(FaceCropError) -> Void) throws(FaceCropError) -> Bool {
+        let count = buffer.count
+        var filled = 0
+        let fd = output.fileDescriptor
+        while filled < count {
+            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw VideoMessage.readFailed(source, why: systemError(errno)) }
+            if got == 0 { break }
+            filled += got
+        }
+        if filled == 0 { return false }
+        guard filled == count else { throw VideoMessage.frameCutShort(source, details: log.failure()) }
+        guard let pts = log.pts(index) else {
+            throw VideoMessage.noTime(source, frame: String(index), details: log.failure())
+        }
+        index += 1
+        var failure: FaceCropError?
+        buffer.withUnsafeBytes { raw in
+            do throws(FaceCropError) {
+                try body(VideoFrame(pts: pts, width: width, height: height), raw)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return true
+    }
+
+    /// Waits for ffmpeg; throws unless it read the video to its end.
+    package func finish() throws(FaceCropError) {
+        process.waitUntilExit()
+        let status = FFmpeg.status(of: process)
+        guard status == 0 else {
+            throw VideoMessage.ffmpegStopped(source, status: String(status), details: log.failure())
+        }
+    }
+
+    /// Stops ffmpeg now (the video failed or the run stops). SIGKILL, not
+    /// SIGTERM: on SIGTERM ffmpeg finishes its output first, into the pipe
+    /// no one reads any more, and never exits.
+    package func cancel() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// ffmpeg's stderr, read line by line on a thread: the pts of each frame
+/// `showinfo` passed, and the last error lines.
+package final class ShowInfoLog: @unchecked Sendable {
+    // Sendable by its condition: every member is touched only while it is held.
+    private let condition = NSCondition()
+    private var times: [Int] = []
+    private var errors: [String] = []
+    private var ended = false
+    /// The path ffmpeg was given, which its messages name instead of the video's.
+    private let path: String
+
+    package init(_ handle: FileHandle, path: String) {
+        self.path = path
+        let thread = Thread { [self] in read(handle) }
+        thread.start()
+    }
+
+    private func read(_ handle: FileHandle) {
+        var pending = Data()
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                take(line)
+            }
+        }
+        if !pending.isEmpty { take(String(decoding: pending, as: UTF8.self)) }
+        condition.lock()
+        ended = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func take(_ line: String) {
+        if line.contains("Parsed_showinfo"), line.contains(" n:"), let pts = Self.pts(in: line) {
+            condition.lock()
+            times.append(pts)
+            condition.broadcast()
+            condition.unlock()
+        } else if line.contains("[error]") || line.contains("[fatal]") {
+            condition.lock()
+            let message = ExternalMessage.clean(line.replacingOccurrences(of: path + ": ", with: ""))
+            if !message.isEmpty && errors.last != message { errors.append(message) }
+            if errors.count > 3 { errors.removeFirst() }
+            condition.unlock()
+        }
+    }
+
+    /// `[Parsed_showinfo_1 @ 0x..] [info] n:   0 pts:  12800 pts_time:1 ...` -> 12800.
+    package static func pts(in line: String) -> Int? {
+        guard let range = line.range(of: " pts:") else { return nil }
+        let rest = line[range.upperBound...].drop(while: { $0 == " " })
+        return Int(rest.prefix(while: { $0 == "-" || $0.isNumber }))
+    }
+
+    /// The pts of the frame numbered `index` (0-based), waiting for its line;
+    /// nil if ffmpeg's stderr ended first.
+    package func pts(_ index: Int) -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        while times.count <= index && !ended { condition.wait() }
+        return index < times.count ? times[index] : nil
+    }
+
+    /// "; <the last error lines>" once stderr has ended ("" without any).
+    package func failure() -> String {
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended { condition.wait() }
+        return errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")
+    }
+}
