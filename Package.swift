@@ -88,10 +88,14 @@ let package = Package(
             dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropDetect", "FaceCropCurate", "FaceCropPeople"],
             swiftSettings: swift6
         ),
-        // Benchmarks: --people's grouping on generated descriptors, naming, --dedup's index, the quality record.
+        // Benchmarks: --people's grouping on generated descriptors, naming, --dedup's index, the quality record,
+        // the floor (decode and one detection pass).
         .executableTarget(
             name: "facecrop-bench",
-            dependencies: ["FaceCropBench", "FaceCropCurate", "FaceCropPeople"],
+            dependencies: [
+                "FaceCropBench", "FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropDetect", "FaceCropCurate",
+                "FaceCropPeople", "FaceCropPhoto", "FaceCropKit",
+            ],
             swiftSettings: swift6
         ),
         .testTarget(

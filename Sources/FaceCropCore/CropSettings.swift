@@ -43,9 +43,10 @@ public struct CropSettings: Sendable, Equatable {
         }
     }
 
-    /// The settings of `options`, with `defaultMinScore` where `--min-score` is not given
-    /// (the detector's own: `CropSettings(options)` in Detect/ passes it).
-    package init(_ options: Options, defaultMinScore: Double) {
+    /// The settings of `options`, with `minScore` as the minimum detection
+    /// score (`CropSettings(options)`, in FaceCropDetect, passes `--min-score`
+    /// or the detector's own default).
+    package init(_ options: Options, minScore: Double) {
         size = options.size
         margin = options.margin
         faces = options.faces
@@ -57,7 +58,7 @@ public struct CropSettings: Sendable, Equatable {
         minNeighbors = options.minNeighbors
         maxPixels = options.maxPixels
         detector = options.detector
-        minScore = options.minScore ?? defaultMinScore
+        self.minScore = minScore
         target = options.target
         personOnly = options.personOnly
         align = options.align

@@ -123,26 +123,33 @@ package enum Report {
         .none{color:#666}
         """
 
+    /// The start of both pages (this report and the People page), through
+    /// `<body>`: the charset, viewport, generator, title and style sheets.
+    package static func documentHead(title: String, style: [String]) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="generator" content="facecrop \(escape(Options.version))">
+        <title>\(escape(title))</title>
+        <style>
+        \(style.joined(separator: "\n"))
+        </style>
+        </head>
+        <body>
+
+        """
+    }
+
     private static func head(_ run: FinishedRun, page: Int, pages: Int) -> String {
         let photos = run.stats["photos"]?.intValue ?? 0
         let faces = run.stats["faces"]?.intValue ?? 0
         var title = "facecrop report: \(photos) photos, \(faces) faces"
         if pages > 1 { title += " (page \(page) of \(pages))" }
-        var html = """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="generator" content="facecrop \(escape(Options.version))">
-            <title>\(escape(title))</title>
-            <style>
-            \(style)
-            \(ReportTicks.style)
-            \(ReportOrder.style)
-            </style>
-            </head>
-            <body>
+        var html = documentHead(title: title, style: [style, ReportTicks.style, ReportOrder.style])
+        html += """
             <header><h1>facecrop report</h1><p>dataset <span class="path">\(escape(run.output))</span> · \
             facecrop \(escape(run.stats["version"]?.text ?? Options.version)) · \
             \(photos) photos, \(faces) faces\(pages > 1 ? " · page \(page) of \(pages)" : "")</p></header>

@@ -55,20 +55,8 @@ package enum ReportPeople {
 
     package static func page(_ listing: PeopleListing, file: PeopleFile?, output: String) -> String {
         let faces = listing.people.reduce(0) { $0 + $1.faces.count }
-        var html = """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="generator" content="facecrop \(Report.escape(Options.version))">
-            <title>facecrop report: \(listing.people.count) people</title>
-            <style>
-            \(Report.style)
-            \(style)
-            </style>
-            </head>
-            <body>
+        var html = Report.documentHead(title: "facecrop report: \(listing.people.count) people", style: [Report.style, style])
+        html += """
             <header><h1>facecrop report: people</h1><p>dataset <span class="path">\(Report.escape(output))</span> · \
             \(listing.people.count) people, \(faces) faces · \(listing.unassigned.count) face\(listing.unassigned.count == 1 ? "" : "s") of no one</p></header>
             <main>

@@ -9,6 +9,17 @@
 import Foundation
 
 let arguments = CommandLine.arguments
+// floor PHOTOS... [OPTIONS]: decode at the detection size and one detection
+// pass a photo, with facecrop's options (FloorBench); used by scripts/bench.
+if arguments.count >= 2, arguments[1] == "floor" {
+    do throws(FaceCropError) {
+        let options = try OptionTable.parse(Array(arguments.dropFirst(2)), requireOutput: false)
+        exit(try await FloorBench.run(options, stop: StopRequest()))
+    } catch {
+        FileHandle.standardError.write(Data("facecrop-bench: \(error.description)\n".utf8))
+        exit(error.exitStatus)
+    }
+}
 // people N [EFFORT] [recall]: EFFORT is the graph's ef_construction (0 or
 // none: the default); `recall` adds the neighbours' recall on 2,000 rows.
 // dedup N [both|index|pairwise]: the index, every pair, or both (checked equal).

@@ -14,12 +14,9 @@ public enum FaceCropCommand {
         if let name = arguments.first, let command = Commands.named(name) {
             return await command.run(Array(arguments.dropFirst()), stop, temporaries)
         }
-        var arguments = arguments
-        let floor = arguments.first == "floor"
-        if floor { arguments.removeFirst() }
         let options: Options
         do {
-            options = try OptionTable.parse(arguments, requireOutput: !floor)
+            options = try OptionTable.parse(arguments)
         } catch {
             return ArgumentReader.usageError(error.description, usage: OptionTable.usage)
         }
@@ -40,7 +37,6 @@ public enum FaceCropCommand {
             return ExitStatus.success
         }
         do {
-            if floor { return try await measureFloor(options, stop: stop) }
             return try await execute(options, stop: stop, temporaries: temporaries)
         } catch .usage(let message) {
             return ArgumentReader.usageError(message, usage: OptionTable.usage)
@@ -58,21 +54,5 @@ public enum FaceCropCommand {
     /// with a fixed 1 MB threshold and two arenas (docs/measurements.md, Performance).
     public static func tuneMemory() {
         CVipsShim_TuneMalloc(1 << 20, 2)
-    }
-
-    /// The detector every worker gets, from the options.
-    package static func detectorConfig(_ options: Options) -> DetectorConfig {
-        let main = CascadeFolder.resolve(
-            options.target == .face ? options.cascade : nil, name: DetectorConfig.cascadeName(for: options.target))
-        let folder = (CascadeFolder.resolve(nil) as NSString).deletingLastPathComponent
-        var config = DetectorConfig(
-            kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
-            modelPath: options.detector.usesModel ? ModelLocator.resolve(options.model, kind: options.detector) : options.model, minNeighbors: options.minNeighbors,
-            minScore: options.minScore ?? DetectorConfig.defaultMinScore(options.detector),
-            needsPeople: options.personOnly, needsEyes: options.align != .none, workers: options.effectiveJobs,
-            embeds: options.people, peopleModels: options.people ? PeopleModels.resolve() : nil,
-            posePredictor: options.target == .face ? PeopleModels.resolveLandmarks() : nil)
-        config.largestDetectSide = options.effectiveDetectSize ?? 1280
-        return config
     }
 }

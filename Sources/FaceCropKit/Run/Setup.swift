@@ -67,7 +67,7 @@ package struct RunSetup {
             }
         }
         try Vips.start()
-        config = FaceCropCommand.detectorConfig(options)
+        config = DetectorConfig.from(options)
         Cascade.setLibraryThreads(config.libraryThreads)
         detector = try Detector(config)
         settings = CropSettings(options)

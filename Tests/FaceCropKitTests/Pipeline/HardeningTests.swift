@@ -101,7 +101,7 @@ struct HardeningTests {
         try Vips.start()
         let processor = PhotoProcessor(settings: CropSettings(Options()), outputRoot: "/nonexistent", temporaries: TemporaryFiles())
         let gone = Photo(inputIndex: 0, source: "gone.jpg", path: "/nonexistent/gone.jpg", outputPrefix: "gone.jpg")
-        let record = processor.process(gone, previous: nil, with: try Detector(FaceCropCommand.detectorConfig(Options())))
+        let record = processor.process(gone, previous: nil, with: try Detector(DetectorConfig.from(Options())))
         #expect(record.status == .error)
         #expect(Manifest.lines(of: record) == [#"{"source": "gone.jpg", "status": "error", "error": "cannot read file: No such file or directory"}"#])
     }

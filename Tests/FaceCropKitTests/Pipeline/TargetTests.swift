@@ -110,9 +110,9 @@ struct TargetTests {
     @Test func catfaceHumanCheckConfirmsPeopleAndNotCats() throws {
         try Vips.start()
         var options = Options()
-        let faces = try Detector(FaceCropCommand.detectorConfig(options))
+        let faces = try Detector(DetectorConfig.from(options))
         options.target = .catface
-        let cats = try CatFaceVote(FaceCropCommand.detectorConfig(options))
+        let cats = try CatFaceVote(DetectorConfig.from(options))
         func gray(_ name: String) throws -> GrayImage {
             let path = fixtures.appendingPathComponent(name).path
             let bytes = try PhotoBytes(path: path, source: name)

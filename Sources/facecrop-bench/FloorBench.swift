@@ -1,4 +1,4 @@
-/// `facecrop floor PHOTOS...`: what it costs only to decode each photo at
+/// `facecrop-bench floor PHOTOS... [OPTIONS]`: what it costs only to decode each photo at
 /// the detection size and run one detection pass, with the same shims and
 /// window as a real run. Prints one JSON line; used by scripts/bench.
 import FaceCropCore
@@ -6,12 +6,13 @@ import FaceCropImaging
 import FaceCropDetect
 import FaceCropInputs
 import FaceCropPhoto
+import FaceCropKit
 
-extension FaceCropCommand {
-    package static func measureFloor(_ options: Options, stop: StopRequest) async throws(FaceCropError) -> Int32 {
+enum FloorBench {
+    static func run(_ options: Options, stop: StopRequest) async throws(FaceCropError) -> Int32 {
         let started = ContinuousClock.now
         try Vips.start()
-        let config = detectorConfig(options)
+        let config = DetectorConfig.from(options)
         Cascade.setLibraryThreads(config.libraryThreads)
         var detectors: [Detector] = []
         for _ in 0..<options.effectiveJobs { detectors.append(try Detector(config, sharing: detectors.first)) }
