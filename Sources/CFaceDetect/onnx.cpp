@@ -47,11 +47,19 @@ struct CFaceDetect_OnnxSession {
 
 namespace {
 
+// The runtime's words for `s`, without the line break some end with.
+std::string words(const ort::Api &api, const ort::Status *s) {
+    const char *text = api.errorMessage(s);
+    std::string w(text ? text : "no message");
+    while (!w.empty() && (w.back() == '\n' || w.back() == ' ')) w.pop_back();
+    return w;
+}
+
 // Throws a Failure of `status` ("what: the runtime's words") when `s` is
 // an error; releases it.
 void check(const ort::Api &api, ort::Status *s, int status, const std::string &what) {
     if (!s) return;
-    std::string text = what + ": " + api.errorMessage(s);
+    std::string text = what + ": " + words(api, s);
     api.release(s);
     throw Failure(status, text);
 }
@@ -172,7 +180,7 @@ extern "C" int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, cons
         auto made = std::make_unique<CFaceDetect_OnnxSession>();
         made->runtime = runtime;
         if (ort::Status *s = api.createSession(runtime->env, model_path, opts.p, &made->session)) {
-            std::string why = api.errorMessage(s);
+            std::string why = words(api, s);
             api.release(s);
             return report(CFaceDetect_LoadFailed, message,
                           "not an ONNX model ONNX Runtime can load: " + path + " (" + why + ")");

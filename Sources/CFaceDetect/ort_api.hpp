@@ -10,8 +10,8 @@
 // accessor at its documented position. The positions are those of the
 // table as of API version 13 (ONNX Runtime 1.13), which has every entry
 // called here; ONNX Runtime 1.32 serves API versions 1 to 32 with the one
-// table. CFaceDetectTool's `runtime-check` (scripts/check-onnxruntime) calls
-// each accessor once against the pinned library.
+// table. `scripts/centerface-runtime check` and scripts/sanitize call
+// them against the pinned library (a wrong position crashes or fails there).
 #ifndef CFACEDETECT_ORT_API_HPP
 #define CFACEDETECT_ORT_API_HPP
 

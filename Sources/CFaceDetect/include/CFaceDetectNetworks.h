@@ -49,17 +49,26 @@ typedef struct CFaceDetect_CenterFace CFaceDetect_CenterFace;
 
 int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFaceDetect_CenterFace **net, char **message);
 
+/// The canvases of a CenterFace handle through ONNX Runtime.
+typedef enum {
+    /// The ladder of CFaceDetect_CenterFaceCanvas, as through cv::dnn: the
+    /// same faces as cv::dnn's (dev set: the same precision and recall).
+    CFaceDetect_CanvasLadder = 0,
+    /// The image padded to multiples of 32 only: less to compute for sizes
+    /// between the ladder's steps (a 416 x 416 photo: 416 x 416, not 480 x 480).
+    CFaceDetect_CanvasTight = 1,
+} CFaceDetect_CanvasKind;
+
 /// The same detector through ONNX Runtime (CFaceDetectRuntime.h): one
-/// session for every input size, the canvas the image padded to multiples
-/// of 32 (CFaceDetect_CenterFaceCanvasOf). `path`: a CenterFace model
-/// ONNX Runtime can run at any size (scripts/make-centerface-models: fp32
-/// or int8). Thread-safe, and passes may run at once (each with its own
-/// buffers: memory grows with the passes at once). `runtime` must outlive
-/// it. CFaceDetect_LoadFailed when the file is missing or is no CenterFace
-/// model.
+/// session for every input size (it runs any size correctly), canvases of
+/// `canvas` kind. `path`: a CenterFace model ONNX Runtime can run at any
+/// size (scripts/make-centerface-models: fp32 or int8). Thread-safe, and
+/// passes may run at once (each with its own buffers: memory grows with the
+/// passes at once). `runtime` must outlive it. CFaceDetect_LoadFailed when
+/// the file is missing or is no CenterFace model.
 int CFaceDetect_CenterFaceNewOnnx(CFaceDetect_OnnxRuntime *runtime, const char *path,
-                                  const CFaceDetect_OnnxOptions *options, CFaceDetect_CenterFace **net,
-                                  char **message);
+                                  const CFaceDetect_OnnxOptions *options, CFaceDetect_CanvasKind canvas,
+                                  CFaceDetect_CenterFace **net, char **message);
 
 /// The canvas an image of `width` x `height` is padded onto (right and
 /// bottom, black) before the network sees it: the long side from a ladder
@@ -69,7 +78,7 @@ int CFaceDetect_CenterFaceNewOnnx(CFaceDetect_OnnxRuntime *runtime, const char *
 void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int *canvas_height);
 
 /// The canvas `net` pads an image of `width` x `height` onto: the ladder
-/// above through cv::dnn, multiples of 32 through ONNX Runtime.
+/// above, or multiples of 32 (CFaceDetect_CanvasTight).
 void CFaceDetect_CenterFaceCanvasOf(const CFaceDetect_CenterFace *net, int width, int height, int *canvas_width,
                                     int *canvas_height);
 
