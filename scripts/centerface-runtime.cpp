@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <string>
@@ -284,9 +285,11 @@ int timePasses(const char *library, const std::string &models, const char *photo
     return 0;
 }
 
-// rss LIBRARY MODELS KIND WxH THREADS: resident memory added by one
-// network and 3 passes (after the runtime is loaded).
-int rss(const char *library, const std::string &models, const std::string &kind, const char *size, int threads) {
+// rss LIBRARY MODELS KIND WxH THREADS [PASSES]: resident memory added by
+// one network and 3 passes (after the runtime is loaded); then PASSES more
+// passes, their median wall ms and the process's CPU ms a pass.
+int rss(const char *library, const std::string &models, const std::string &kind, const char *size, int threads,
+        int passes) {
     int width = 0, height = 0;
     if (std::sscanf(size, "%dx%d", &width, &height) != 2) die(std::string("not a size: ") + size);
     CFaceDetect_SetNumThreads(threads);
@@ -300,14 +303,28 @@ int rss(const char *library, const std::string &models, const std::string &kind,
     double loaded = rssMiB();
     for (int i = 0; i < 3; i++) n.pass(blob, width, height);
     double after = rssMiB();
-    std::printf("%s %dx%d threads %d: RSS +%.0f MiB after loading, +%.0f MiB after 3 passes\n", kind.c_str(), width,
+    std::printf("%s %dx%d threads %d: RSS +%.0f MiB after loading, +%.0f MiB after 3 passes", kind.c_str(), width,
                 height, threads, loaded - before, after - before);
+    if (passes > 0) {
+        std::vector<double> ms;
+        std::clock_t cpu = std::clock();
+        for (int i = 0; i < passes; i++) {
+            double start = nowMs();
+            n.pass(blob, width, height);
+            ms.push_back(nowMs() - start);
+        }
+        double cpuMs = 1000.0 * static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC;
+        std::printf("; %d passes: median %.0f ms wall, %.0f ms CPU a pass, RSS +%.0f MiB", passes, median(ms),
+                    cpuMs / passes, rssMiB() - before);
+    }
+    std::printf("\n");
     return 0;
 }
 
-// shared LIBRARY MODEL WxH PASSES MODE: two threads each running PASSES
-// passes, on one session (MODE shared) or one session each (MODE each);
-// intra-op threads 1. Prints the wall time and the RSS added.
+// shared LIBRARY MODEL WxH PASSES MODE THREADS: WORKERS threads (default
+// 2) each running PASSES passes, on one session (MODE shared) or one
+// session each (MODE each), THREADS intra-op threads a session. Prints the
+// wall time a pass (all workers' passes over the wall time) and the RSS added.
 int sharedSessions(const char *library, const char *model, const char *size, int passes, const std::string &mode,
                    int threads) {
     int width = 0, height = 0;
@@ -315,22 +332,28 @@ int sharedSessions(const char *library, const char *model, const char *size, int
     CFaceDetect_OnnxRuntime *runtime = openRuntime(library);
     std::vector<float> blob(static_cast<size_t>(3) * width * height, 128.f);
     double before = rssMiB();
+    const char *env = std::getenv("WORKERS");
+    const int count = env ? std::max(1, std::atoi(env)) : 2;
     std::vector<CFaceDetect_OnnxSession *> sessions;
-    sessions.push_back(openSession(runtime, model, threads));
-    if (mode == "each") sessions.push_back(openSession(runtime, model, threads));
+    for (int w = 0; w < (mode == "each" ? count : 1); w++) sessions.push_back(openSession(runtime, model, threads));
+    // Every pass's outputs against one pass run alone: passes at once on
+    // one session must not change a byte.
+    const auto alone = runOnce(sessions[0], blob, width, height);
+    std::atomic<int> differ{0};
     double start = nowMs();
     std::vector<std::thread> workers;
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < count; w++) {
         CFaceDetect_OnnxSession *s = sessions[mode == "each" ? w : 0];
         workers.emplace_back([&, s] {
-            for (int i = 0; i < passes; i++) runOnce(s, blob, width, height);
+            for (int i = 0; i < passes; i++) differ += !sameBytes(runOnce(s, blob, width, height), alone);
         });
     }
     for (auto &t : workers) t.join();
     double wall = nowMs() - start;
-    std::printf("%s, 2 threads x %d passes at %dx%d, intra-op %d: %.0f ms a pass of wall time, RSS +%.0f MiB\n",
-                mode == "each" ? "a session each" : "one session shared", passes, width, height, threads,
-                wall / (2.0 * passes), rssMiB() - before);
+    std::printf("%s, %d threads x %d passes at %dx%d, intra-op %d: %.0f ms a pass of wall time, RSS +%.0f MiB; "
+                "%d passes differ from one run alone\n",
+                mode == "each" ? "a session each" : "one session shared", count, passes, width, height, threads,
+                wall / (static_cast<double>(count) * passes), rssMiB() - before, differ.load());
     for (auto *s : sessions) CFaceDetect_OnnxSessionClose(s);
     CFaceDetect_OnnxRuntimeClose(runtime);
     return 0;
@@ -345,7 +368,8 @@ int main(int argc, char **argv) {
         return detect(argv[2], argv[3], std::strtof(argv[4], nullptr), std::atoi(argv[5]), argc - 6, argv + 6);
     if (command == "time" && argc >= 8)
         return timePasses(argv[2], argv[3], argv[4], std::atoi(argv[5]), std::atoi(argv[6]), argc - 7, argv + 7);
-    if (command == "rss" && argc == 7) return rss(argv[2], argv[3], argv[4], argv[5], std::atoi(argv[6]));
+    if (command == "rss" && (argc == 7 || argc == 8))
+        return rss(argv[2], argv[3], argv[4], argv[5], std::atoi(argv[6]), argc == 8 ? std::atoi(argv[7]) : 0);
     if (command == "shared" && argc == 8)
         return sharedSessions(argv[2], argv[3], argv[4], std::atoi(argv[5]), argv[6], std::atoi(argv[7]));
     std::fprintf(stderr, "usage: see scripts/centerface-runtime\n");
