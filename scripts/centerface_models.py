@@ -155,12 +155,13 @@ def calibrate(fp32_path, ranges_path, images):
     # the same float32, so the file keeps the ranges exactly.
     ranges = {name: [np.asarray(d.range_value[0]).tolist(), np.asarray(d.range_value[1]).tolist()]
               for name, d in sorted(data.data.items())}
+    about = ("MinMax ranges of CenterFace's tensors for scripts/centerface_models.py int8; "
+             "measured by its `calibrate` on the photos named in `photos`")
+    # One tensor a line: [min, max], each as ReduceMin/ReduceMax gave it.
+    lines = [f"  {json.dumps(name)}: {json.dumps(r)}" for name, r in ranges.items()]
     with open(ranges_path + ".tmp", "w") as f:
-        json.dump({"about": "MinMax ranges of CenterFace's tensors for scripts/centerface_models.py int8; "
-                            "measured by its `calibrate` on the photos named in `photos`",
-                   "photos": [os.path.basename(p) for p in images],
-                   "ranges": ranges}, f, indent=1)
-        f.write("\n")
+        f.write("{\n" f' "about": {json.dumps(about)},\n' f' "photos": {json.dumps([os.path.basename(p) for p in images])},\n'
+                ' "ranges": {\n' + ",\n".join(lines) + "\n }\n}\n")
     os.replace(ranges_path + ".tmp", ranges_path)
 
 
