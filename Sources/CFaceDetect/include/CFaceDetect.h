@@ -7,7 +7,8 @@
 //
 // The declarations are split by topic, one header each, all included here:
 // the shared status, box and free; the cascades; the HOG bodies; the
-// networks; the quality measures; identity; XMP face regions.
+// networks; ONNX Runtime, loaded at run time; the quality measures;
+// identity; XMP face regions.
 #ifndef CFACEDETECT_H
 #define CFACEDETECT_H
 
@@ -15,6 +16,7 @@
 #include "CFaceDetectCascades.h"
 #include "CFaceDetectBodies.h"
 #include "CFaceDetectNetworks.h"
+#include "CFaceDetectRuntime.h"
 #include "CFaceDetectQuality.h"
 #include "CFaceDetectIdentity.h"
 #include "CFaceDetectXmp.h"

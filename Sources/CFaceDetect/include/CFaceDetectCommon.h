@@ -21,6 +21,11 @@ typedef enum {
     CFaceDetect_OpenCVError = 3,
     /// Out of memory.
     CFaceDetect_NoMemory = 4,
+    /// The ONNX Runtime library is missing, or not the pinned release
+    /// (CFaceDetectRuntime.h); the message names the path.
+    CFaceDetect_RuntimeUnavailable = 5,
+    /// ONNX Runtime returned an error (message says what).
+    CFaceDetect_RuntimeError = 6,
 } CFaceDetect_Status;
 
 typedef struct {

@@ -1,10 +1,12 @@
-// The face detection networks run through cv::dnn: YuNet (yunet.cpp) and
-// CenterFace (centerface.cpp), which hand out the same face record. Pure C;
+// The face detection networks, YuNet (yunet.cpp) through cv::dnn and
+// CenterFace (centerface.cpp) through cv::dnn or ONNX Runtime, which hand
+// out the same face record. Pure C;
 // see CFaceDetect.h.
 #ifndef CFACEDETECT_NETWORKS_H
 #define CFACEDETECT_NETWORKS_H
 
 #include "CFaceDetectCommon.h"
+#include "CFaceDetectRuntime.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,12 +49,38 @@ typedef struct CFaceDetect_CenterFace CFaceDetect_CenterFace;
 
 int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFaceDetect_CenterFace **net, char **message);
 
+/// The canvases of a CenterFace handle through ONNX Runtime.
+typedef enum {
+    /// The ladder of CFaceDetect_CenterFaceCanvas, as through cv::dnn: the
+    /// same faces as cv::dnn's (dev set: the same precision and recall).
+    CFaceDetect_CanvasLadder = 0,
+    /// The image padded to multiples of 32 only: less to compute for sizes
+    /// between the ladder's steps (a 416 x 416 photo: 416 x 416, not 480 x 480).
+    CFaceDetect_CanvasTight = 1,
+} CFaceDetect_CanvasKind;
+
+/// The same detector through ONNX Runtime (CFaceDetectRuntime.h): one
+/// session for every input size (it runs any size correctly), canvases of
+/// `canvas` kind. `path`: a CenterFace model ONNX Runtime can run at any
+/// size (scripts/make-centerface-models: fp32 or int8). Thread-safe, and
+/// passes may run at once (each with its own buffers: memory grows with the
+/// passes at once). `runtime` must outlive it. CFaceDetect_LoadFailed when
+/// the file is missing or is no CenterFace model.
+int CFaceDetect_CenterFaceNewOnnx(CFaceDetect_OnnxRuntime *runtime, const char *path,
+                                  const CFaceDetect_OnnxOptions *options, CFaceDetect_CanvasKind canvas,
+                                  CFaceDetect_CenterFace **net, char **message);
+
 /// The canvas an image of `width` x `height` is padded onto (right and
 /// bottom, black) before the network sees it: the long side from a ladder
 /// (320, 480, 640, 800, 1024, 1280, 1600, 2048, 2560, 3200, 4096, then
 /// multiples of 1024), the short side 9/16, 3/4 or all of it (multiples of
 /// 32), the smallest that holds the image, in the image's orientation.
 void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int *canvas_height);
+
+/// The canvas `net` pads an image of `width` x `height` onto: the ladder
+/// above, or multiples of 32 (CFaceDetect_CanvasTight).
+void CFaceDetect_CenterFaceCanvasOf(const CFaceDetect_CenterFace *net, int width, int height, int *canvas_width,
+                                    int *canvas_height);
 
 /// Runs the network on 8-bit RGB pixels (3 bytes a pixel, `stride` bytes a
 /// row) padded onto their canvas. Keeps faces whose heatmap peak is at
@@ -78,7 +106,7 @@ int CFaceDetect_CenterFaceDetectRegion(CFaceDetect_CenterFace *net, const uint8_
                                        double factor, float score_threshold, CFaceDetect_YuNetFace **faces,
                                        size_t *count, char **message);
 
-/// How many networks it holds now.
+/// How many networks it holds now (1 through ONNX Runtime).
 int CFaceDetect_CenterFaceNetCount(const CFaceDetect_CenterFace *net);
 
 void CFaceDetect_CenterFaceClose(CFaceDetect_CenterFace *net);

@@ -1,0 +1,291 @@
+// ONNX Runtime through its C API, loaded at run time (dlopen). See
+// include/CFaceDetectRuntime.h; the entry points called are declared in
+// ort_api.hpp.
+//
+// Why at run time: the library is 35 MB that only the network detectors
+// need, Debian has no package of it, and the cascade path must keep working
+// on a machine without it. Why the C API: it is the runtime's stable ABI
+// (one exported symbol, a table of functions that only grows); its C++
+// wrapper is header-only over the same table.
+//
+// The library is never unloaded (dlclose): its thread pools and static
+// state live until the process ends, as they would if it were linked.
+#include "ort_api.hpp"
+#include "status.hpp"
+
+#include <cstring>
+#include <dlfcn.h>
+#include <memory>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+using namespace cfacedetect;
+
+struct CFaceDetect_OnnxRuntime {
+    ort::Api api{nullptr};
+    ort::Env *env = nullptr;
+    ort::MemoryInfo *cpu = nullptr;
+    const char *version = nullptr;
+
+    ~CFaceDetect_OnnxRuntime() {
+        if (cpu) api.release(cpu);
+        if (env) api.release(env);
+    }
+};
+
+struct CFaceDetect_OnnxSession {
+    CFaceDetect_OnnxRuntime *runtime = nullptr;
+    ort::Session *session = nullptr;
+    std::string input;
+    std::vector<std::string> outputs;
+
+    ~CFaceDetect_OnnxSession() {
+        if (session) runtime->api.release(session);
+    }
+};
+
+namespace {
+
+// The runtime's words for `s`, without the line break some end with.
+std::string words(const ort::Api &api, const ort::Status *s) {
+    const char *text = api.errorMessage(s);
+    std::string w(text ? text : "no message");
+    while (!w.empty() && (w.back() == '\n' || w.back() == ' ')) w.pop_back();
+    return w;
+}
+
+// Throws a Failure of `status` ("what: the runtime's words") when `s` is
+// an error; releases it.
+void check(const ort::Api &api, ort::Status *s, int status, const std::string &what) {
+    if (!s) return;
+    std::string text = what + ": " + words(api, s);
+    api.release(s);
+    throw Failure(status, text);
+}
+
+// One runtime object, released when this goes out of scope.
+template <typename T> class Owned {
+  public:
+    explicit Owned(const ort::Api &api) : api_(api) {}
+    ~Owned() {
+        if (p) api_.release(p);
+    }
+    Owned(const Owned &) = delete;
+    Owned &operator=(const Owned &) = delete;
+    T *p = nullptr;
+
+  private:
+    const ort::Api &api_;
+};
+
+// A name the runtime allocated, copied and freed.
+std::string takeName(const ort::Api &api, ort::Allocator *allocator, char *name) {
+    std::string copy(name ? name : "");
+    if (name) {
+        if (ort::Status *s = api.allocatorFree(allocator, name)) api.release(s);
+    }
+    return copy;
+}
+
+} // namespace
+
+extern "C" int CFaceDetect_OnnxRuntimeOpen(const char *library_path, CFaceDetect_OnnxRuntime **runtime,
+                                           char **message) {
+    return guardedAs(CFaceDetect_RuntimeError, "ONNX Runtime: ", message, [&]() -> int {
+        if (!library_path || !runtime) return report(CFaceDetect_BadArgument, message, "no library path");
+        *runtime = nullptr;
+        const std::string path(library_path);
+        struct stat info;
+        if (stat(library_path, &info) != 0 || !S_ISREG(info.st_mode)) {
+            return report(CFaceDetect_RuntimeUnavailable, message, "ONNX Runtime library not found: " + path);
+        }
+        dlerror();
+        void *library = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
+        if (!library) {
+            const char *why = dlerror();
+            return report(CFaceDetect_RuntimeUnavailable, message,
+                          "cannot load the ONNX Runtime library " + path + ": " + (why ? why : "dlopen failed"));
+        }
+        auto getBase = reinterpret_cast<ort::GetApiBase>(dlsym(library, "OrtGetApiBase"));
+        const ort::ApiBase *base = getBase ? getBase() : nullptr;
+        if (!base) {
+            return report(CFaceDetect_RuntimeUnavailable, message,
+                          "not an ONNX Runtime library (no OrtGetApiBase): " + path);
+        }
+        const char *version = base->getVersionString();
+        if (!version || std::strcmp(version, CFaceDetect_OnnxRuntimeVersion) != 0) {
+            return report(CFaceDetect_RuntimeUnavailable, message,
+                          "ONNX Runtime " + std::string(version ? version : "of no known release") + " at " + path +
+                              ", but facecrop needs " CFaceDetect_OnnxRuntimeVersion);
+        }
+        const void *table = base->getApi(ort::kApiVersion);
+        if (!table) {
+            return report(CFaceDetect_RuntimeUnavailable, message,
+                          "ONNX Runtime at " + path + " does not serve C API version " +
+                              std::to_string(ort::kApiVersion));
+        }
+        auto made = std::make_unique<CFaceDetect_OnnxRuntime>();
+        made->api = ort::Api(table);
+        made->version = version;
+        const ort::Api &api = made->api;
+        // Its own log only for what would end the process: every error
+        // comes back as a status, and a message, from the call that failed.
+        check(api, api.createEnv(ort::LogFatal, "facecrop", &made->env), CFaceDetect_RuntimeError,
+              "ONNX Runtime: creating its environment");
+        check(api, api.cpuMemoryInfo(ort::DeviceAllocator, ort::MemTypeDefault, &made->cpu),
+              CFaceDetect_RuntimeError, "ONNX Runtime: describing CPU memory");
+        *runtime = made.release();
+        return CFaceDetect_OK;
+    });
+}
+
+extern "C" const char *CFaceDetect_OnnxRuntimeVersionOf(const CFaceDetect_OnnxRuntime *runtime) {
+    return runtime ? runtime->version : nullptr;
+}
+
+extern "C" void CFaceDetect_OnnxRuntimeClose(CFaceDetect_OnnxRuntime *runtime) {
+    delete runtime;
+}
+
+extern "C" int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, const char *model_path,
+                                          const CFaceDetect_OnnxOptions *options, CFaceDetect_OnnxSession **session,
+                                          char **message) {
+    return guardedAs(CFaceDetect_RuntimeError, "ONNX Runtime: ", message, [&]() -> int {
+        if (!runtime || !model_path || !options || !session || options->intra_op_threads < 1 ||
+            options->intra_op_threads > 256) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to the ONNX session");
+        }
+        *session = nullptr;
+        const std::string path(model_path);
+        struct stat info;
+        if (stat(model_path, &info) != 0 || !S_ISREG(info.st_mode)) {
+            return report(CFaceDetect_LoadFailed, message, "model file not found: " + path);
+        }
+        const ort::Api &api = runtime->api;
+        Owned<ort::SessionOptions> opts(api);
+        const int err = CFaceDetect_RuntimeError;
+        check(api, api.createSessionOptions(&opts.p), err, "ONNX Runtime: session options");
+        check(api, api.setExecutionMode(opts.p, ort::Sequential), err, "ONNX Runtime: execution mode");
+        check(api, api.setIntraOpThreads(opts.p, options->intra_op_threads), err, "ONNX Runtime: intra-op threads");
+        check(api, api.setInterOpThreads(opts.p, 1), err, "ONNX Runtime: inter-op threads");
+        check(api, api.setGraphOptimizationLevel(opts.p, options->optimization_level), err,
+              "ONNX Runtime: optimization level");
+        if (!options->memory_arena) check(api, api.disableCpuMemArena(opts.p), err, "ONNX Runtime: memory arena");
+        const char *spin = options->allow_spinning ? "1" : "0";
+        check(api, api.addConfigEntry(opts.p, "session.intra_op.allow_spinning", spin), err,
+              "ONNX Runtime: spinning");
+        check(api, api.addConfigEntry(opts.p, "session.inter_op.allow_spinning", spin), err,
+              "ONNX Runtime: spinning");
+        auto made = std::make_unique<CFaceDetect_OnnxSession>();
+        made->runtime = runtime;
+        if (ort::Status *s = api.createSession(runtime->env, model_path, opts.p, &made->session)) {
+            std::string why = words(api, s);
+            api.release(s);
+            return report(CFaceDetect_LoadFailed, message,
+                          "not an ONNX model ONNX Runtime can load: " + path + " (" + why + ")");
+        }
+        ort::Allocator *allocator = nullptr;
+        check(api, api.defaultAllocator(&allocator), err, "ONNX Runtime: allocator");
+        size_t inputs = 0, outputs = 0;
+        check(api, api.inputCount(made->session, &inputs), err, "ONNX Runtime: inputs");
+        check(api, api.outputCount(made->session, &outputs), err, "ONNX Runtime: outputs");
+        if (inputs != 1) {
+            return report(CFaceDetect_LoadFailed, message,
+                          "the model has " + std::to_string(inputs) + " inputs, not one image: " + path);
+        }
+        char *name = nullptr;
+        check(api, api.inputName(made->session, 0, allocator, &name), err, "ONNX Runtime: input name");
+        made->input = takeName(api, allocator, name);
+        for (size_t i = 0; i < outputs; i++) {
+            name = nullptr;
+            check(api, api.outputName(made->session, i, allocator, &name), err, "ONNX Runtime: output name");
+            made->outputs.push_back(takeName(api, allocator, name));
+        }
+        *session = made.release();
+        return CFaceDetect_OK;
+    });
+}
+
+extern "C" int CFaceDetect_OnnxSessionRun(CFaceDetect_OnnxSession *session, const float *input, int channels,
+                                          int height, int width, const char *const *output_names,
+                                          size_t output_count, CFaceDetect_OnnxOutput *outputs, char **message) {
+    if (outputs) {
+        for (size_t i = 0; i < output_count; i++) outputs[i] = CFaceDetect_OnnxOutput{};
+    }
+    return guardedAs(CFaceDetect_RuntimeError, "ONNX Runtime: ", message, [&]() -> int {
+        if (!session || !input || channels < 1 || height < 1 || width < 1 || !output_names || !outputs ||
+            output_count < 1) {
+            return report(CFaceDetect_BadArgument, message, "bad arguments to the ONNX run");
+        }
+        for (size_t i = 0; i < output_count; i++) {
+            bool known = false;
+            for (const auto &name : session->outputs) known = known || (output_names[i] && name == output_names[i]);
+            if (!known) {
+                return report(CFaceDetect_BadArgument, message,
+                              std::string("the model has no output '") + (output_names[i] ? output_names[i] : "") +
+                                  "'");
+            }
+        }
+        const ort::Api &api = session->runtime->api;
+        const int err = CFaceDetect_RuntimeError;
+        const int64_t shape[4] = {1, channels, height, width};
+        const size_t bytes = sizeof(float) * static_cast<size_t>(channels) * height * width;
+        Owned<ort::Value> in(api);
+        // The runtime only reads an input; it takes a non-const pointer.
+        check(api, api.tensorWithData(session->runtime->cpu, const_cast<float *>(input), bytes, shape, 4,
+                                      ort::ElementFloat, &in.p),
+              err, "ONNX Runtime: input tensor");
+        std::vector<ort::Value *> out(output_count, nullptr);
+        struct Release {
+            const ort::Api &api;
+            std::vector<ort::Value *> &values;
+            ~Release() {
+                for (auto *v : values)
+                    if (v) api.release(v);
+            }
+        } release{api, out};
+        const char *inputName = session->input.c_str();
+        const ort::Value *inputs[1] = {in.p};
+        check(api, api.run(session->session, &inputName, inputs, 1, output_names, output_count, out.data()), err,
+              "ONNX Runtime");
+        for (size_t i = 0; i < output_count; i++) {
+            int tensor = 0;
+            check(api, api.isTensor(out[i], &tensor), err, "ONNX Runtime: output");
+            Owned<ort::TensorTypeAndShapeInfo> shapeInfo(api);
+            check(api, api.typeAndShape(out[i], &shapeInfo.p), err, "ONNX Runtime: output shape");
+            ort::ElementType type{};
+            size_t rank = 0, count = 0;
+            check(api, api.elementType(shapeInfo.p, &type), err, "ONNX Runtime: output type");
+            check(api, api.dimensionsCount(shapeInfo.p, &rank), err, "ONNX Runtime: output rank");
+            if (!tensor || type != ort::ElementFloat || rank > 8) {
+                throw Failure(err, std::string("ONNX Runtime: output '") + output_names[i] +
+                                       "' is not a float tensor of rank 8 or less");
+            }
+            check(api, api.dimensions(shapeInfo.p, outputs[i].shape, rank), err, "ONNX Runtime: output shape");
+            check(api, api.elementCount(shapeInfo.p, &count), err, "ONNX Runtime: output size");
+            void *data = nullptr;
+            check(api, api.tensorData(out[i], &data), err, "ONNX Runtime: output data");
+            outputs[i].rank = rank;
+            if (count > 0) {
+                outputs[i].values = static_cast<float *>(std::malloc(count * sizeof(float)));
+                if (!outputs[i].values) throw std::bad_alloc();
+                std::memcpy(outputs[i].values, data, count * sizeof(float));
+            }
+            outputs[i].count = count;
+        }
+        return CFaceDetect_OK;
+    });
+}
+
+extern "C" void CFaceDetect_OnnxOutputsFree(CFaceDetect_OnnxOutput *outputs, size_t count) {
+    if (!outputs) return;
+    for (size_t i = 0; i < count; i++) {
+        std::free(outputs[i].values);
+        outputs[i] = CFaceDetect_OnnxOutput{};
+    }
+}
+
+extern "C" void CFaceDetect_OnnxSessionClose(CFaceDetect_OnnxSession *session) {
+    delete session;
+}
