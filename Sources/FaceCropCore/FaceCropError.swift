@@ -13,6 +13,9 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     case cascadeUnavailable(String, reason: String)
     case ffmpegUnavailable(String, reason: String)
     case modelUnavailable(String, reason: String)
+    /// The network runtime (ONNX Runtime's library) is missing or not the
+    /// pinned release: its path and the reason with the places looked.
+    case runtimeUnavailable(String, reason: String)
     /// `--people`: dlib's models are missing or do not load.
     case peopleModelsUnavailable(String)
     case libraryFailed(String)
@@ -52,6 +55,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cascadeUnavailable(_, let reason): reason
         case .ffmpegUnavailable(_, let reason): reason
         case .modelUnavailable(_, let reason): reason
+        case .runtimeUnavailable(_, let reason): reason
         case .peopleModelsUnavailable(let reason): reason
         case .unreadable(_, let reason): "cannot read file: \(reason)"
         case .notAnImage(_, let reason): "not a readable image: \(reason)"
@@ -80,6 +84,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot load cascade '\(path)': \(self.reason) (install opencv-data, or pass --cascade PATH)"
         case .ffmpegUnavailable(let path, _):
             return "cannot use ffmpeg '\(path)' for clips: \(self.reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
+        case .runtimeUnavailable:
+            return "cannot load ONNX Runtime, which --detector centerface runs on: \(self.reason)"
         case .peopleModelsUnavailable:
             return "cannot group faces into people: \(self.reason)"
         case .modelUnavailable(let path, _):
@@ -105,7 +111,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .usage: ExitStatus.usage
         case .inputMissing: ExitStatus.noInput
         case .outputUnusable, .outputLocked: ExitStatus.cannotCreate
-        case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable, .peopleModelsUnavailable, .libraryFailed: ExitStatus.unavailable
+        case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable, .runtimeUnavailable, .peopleModelsUnavailable, .libraryFailed:
+            ExitStatus.unavailable
         default: ExitStatus.failure
         }
     }

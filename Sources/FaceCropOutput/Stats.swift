@@ -32,6 +32,12 @@ package struct Stats {
         people: String? = nil
     ) -> JSON {
         var curation: [(String, JSON)] = []
+        // The network runtime, only where one runs (CenterFace), so that the
+        // hash of the other detectors' datasets stays and a CenterFace dataset
+        // made on cv::dnn is processed again.
+        if settings.detector == .centerface && settings.target == .face {
+            curation.append(("runtime", .string("onnxruntime \(OnnxRuntime.release)")))
+        }
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
         if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
@@ -87,6 +93,7 @@ package struct Stats {
             }
         }
         // Present only when set (runs without them keep their settings hash).
+        if let runtime = parsed["runtime"] as? String { members.append(("runtime", .string(runtime))) }
         if let dedup = parsed["dedup"] as? Int { members.append(("dedup", .int(dedup))) }
         if let split = parsed["split"] as? String { members.append(("split", .string(split))) }
         if let video = parsed["video"] as? String { members.append(("video", .string(video))) }

@@ -77,7 +77,7 @@ struct CrowdTests {
     /// 24-25 px faces 22-23 px wide, which --min-face 24 would drop (78 of 80).
     @Test func centerFaceFindsEveryFaceOf24PxAndMoreInA1024PxCrowd() throws {
         let model = DetectionTests.centerFaceModel
-        try #require(FileManager.default.fileExists(atPath: model), "run scripts/fetch-centerface (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: model), "run scripts/make-centerface-models (scripts/test does)")
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
         let photos = work.appendingPathComponent("photos")
@@ -99,7 +99,7 @@ struct CrowdTests {
     /// face of the crowd is found twice.
     @Test func centerFaceTilesRunOnACrowdAndNotOnAPortrait() throws {
         let model = DetectionTests.centerFaceModel
-        try #require(FileManager.default.fileExists(atPath: model), "run scripts/fetch-centerface (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: model), "run scripts/make-centerface-models (scripts/test does)")
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
         let crowdPath = work.appendingPathComponent("crowd.jpg")
@@ -112,7 +112,7 @@ struct CrowdTests {
             let rgb = try Picture.load(bytes, header: header, minScale: 1, fittingIn: header.width, header.height, source: path)
                 .rgbPixels(source: path)
             let first = try network.detect(rgb, minScore: 0.56, source: path)
-            let canvas = CenterFace.canvas(width: rgb.width, height: rgb.height)
+            let canvas = network.canvas(width: rgb.width, height: rgb.height)
             return (CrowdTiles.plan(first.map(\.box), width: rgb.width, height: rgb.height, canvas: canvas, minSide: minFace), rgb)
         }
         let (crowdPlan, crowd) = try plan(crowdPath.path, minFace: 20)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FaceCropCore
 import FaceCropDetect
+import FaceCropImaging
 
 
 /// Detectors, --person-only, --target, --align and --min-sharpness on real
@@ -145,26 +146,32 @@ struct DetectionTests {
         #expect(((stats["settings"] as! [String: Any])["model_sha256"] as? String)?.count == 64)
     }
 
-    static let centerFaceModel = packageRoot.appendingPathComponent("models/centerface.onnx").path
+    /// The models CenterFace runs on ONNX Runtime, from scripts/make-centerface-models.
+    static let centerFaceModel = packageRoot.appendingPathComponent("models/centerface-fp32.onnx").path
+    static let centerFaceInt8Model = packageRoot.appendingPathComponent("models/centerface-int8.onnx").path
+    /// The model as shipped (scripts/fetch-centerface), which ONNX Runtime runs at no size but its own.
+    static let shippedCenterFaceModel = packageRoot.appendingPathComponent("models/centerface.onnx").path
+    /// ONNX Runtime's library, from scripts/fetch-onnxruntime (the tests run in the checkout, where facecrop finds it in lib/).
+    static let onnxRuntimeLibrary = packageRoot.appendingPathComponent("lib/libonnxruntime.so.1.32.0").path
 
     /// Each network's model, given to the other network, is refused with the
     /// output it lacks named in the message.
     @Test func theOtherNetworksModelIsRefusedNamingTheOutputItLacks() throws {
         let yunetModel = packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path
         try #require(FileManager.default.fileExists(atPath: yunetModel), "run scripts/fetch-yunet (scripts/test does)")
-        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/fetch-centerface (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/make-centerface-models (scripts/test does)")
         #expect(throws: FaceCropError.modelUnavailable(
             Self.centerFaceModel, reason: "not a YuNet model (no output 'cls_8'): \(Self.centerFaceModel)")) {
             _ = try YuNet(path: Self.centerFaceModel)
         }
         #expect(throws: FaceCropError.modelUnavailable(
-            yunetModel, reason: "not a CenterFace model (no output '537'): \(yunetModel)")) {
+            yunetModel, reason: "not a CenterFace model (the model has no output '537'): \(yunetModel)")) {
             _ = try CenterFace(path: yunetModel)
         }
     }
 
     @Test func centerFaceFindsTheFacesWithLandmarksInOrderAndAMissingModelIsExit69() throws {
-        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/fetch-centerface (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/make-centerface-models (scripts/test does)")
         let (work, photos) = try fixturePhotos(["faces/two-people.jpg", "faces/grace_hopper.jpg", "noface/chelsea.jpg", "noface/coffee.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         // No --model and none where ModelLocator looks (an empty working
@@ -176,10 +183,16 @@ struct DetectionTests {
         let missing = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("x").path, "--detector", "centerface"],
                                       environment: environment, directory: bare)
         #expect(missing.status == 69)
-        #expect(missing.stderr.contains("no CenterFace model found") && missing.stderr.contains("scripts/fetch-centerface"), "\(missing.stderr)")
+        #expect(missing.stderr.contains("no CenterFace model found") && missing.stderr.contains("scripts/make-centerface-models"), "\(missing.stderr)")
         let notModel = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("y").path, "--detector", "centerface",
                                         "--model", fixtures.appendingPathComponent("faces/astronaut.jpg").path])
         #expect(notModel.status == 69, "\(notModel.stderr)")
+        // The shipped model, which ONNX Runtime runs only at its own fixed size: exit 69, saying which to use.
+        let shipped = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("z").path, "--detector", "centerface",
+                                       "--model", Self.shippedCenterFaceModel])
+        #expect(shipped.status == 69, "\(shipped.stderr)")
+        #expect(shipped.stderr.contains("the shipped CenterFace model") && shipped.stderr.contains("scripts/make-centerface-models"),
+                "\(shipped.stderr)")
 
         // Found through $FACECROP_CENTERFACE_MODEL, with no --model.
         environment["FACECROP_CENTERFACE_MODEL"] = Self.centerFaceModel
@@ -214,20 +227,73 @@ struct DetectionTests {
         #expect(lines["coffee.jpg"]?.first?["status"] as? String == "no_face")
         let stats = try JSONSerialization.jsonObject(
             with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
-        #expect(((stats["settings"] as! [String: Any])["model_sha256"] as? String)
-            == "09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc")
+        let settings = stats["settings"] as! [String: Any]
+        #expect(settings["model_sha256"] as? String == Self.centerFaceFP32SHA256)
+        // The runtime is part of the settings: a dataset made on cv::dnn (no such entry) is processed again.
+        #expect(settings["runtime"] as? String == "onnxruntime 1.32.0")
     }
 
-    /// OpenCV 4.6 gives garbage when one CenterFace network runs at a second
-    /// input size. One worker (--jobs 1) takes photos whose canvases
-    /// alternate among five sizes (more than the networks kept cover, so networks
-    /// are also dropped and made again): every photo's faces must be those
-    /// of a fresh detector on that photo alone, and the photos without
-    /// faces must stay without. At --jobs 2 and 4 the workers share one
-    /// network per size and take turns on it (a network made by one is run
-    /// by the others): the same faces.
+    /// scripts/make-centerface-models' pins: the models are the same bytes on every machine.
+    static let centerFaceFP32SHA256 = "df8e4476e2269545d912db94ec881da96b6f101f89432310cb2bbe97e4c39be4"
+    static let centerFaceInt8SHA256 = "3a8c2a346b8e3ce15eba1da7b06003db1b38d48cda3d3a4c85ec0380714c34e1"
+
+    @Test func centerFaceModelsMadeHereAreThePinnedBytes() throws {
+        for (path, sha256) in [(Self.centerFaceModel, Self.centerFaceFP32SHA256), (Self.centerFaceInt8Model, Self.centerFaceInt8SHA256)] {
+            try #require(FileManager.default.fileExists(atPath: path), "run scripts/make-centerface-models (scripts/test does)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(data.withUnsafeBytes { Vips.sha256($0) } == sha256, "\(path)")
+        }
+    }
+
+    /// ONNX Runtime is loaded only when CenterFace runs: the cascade runs
+    /// without it; CenterFace without it is exit 69, naming where it looked
+    /// and how to get it; with it (found in the checkout's lib/), the
+    /// int8 model finds the faces too.
+    @Test func onnxRuntimeLoadsOnlyForCenterFaceAndItsAbsenceIsExit69() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.onnxRuntimeLibrary), "run scripts/fetch-onnxruntime (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceInt8Model), "run scripts/make-centerface-models (scripts/test does)")
+        let (work, photos) = try fixturePhotos(["faces/two-people.jpg", "faces/grace_hopper.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        var environment = ProcessInfo.processInfo.environment
+        let absent = work.appendingPathComponent("nowhere/libonnxruntime.so.1.32.0").path
+        environment["FACECROP_ONNXRUNTIME"] = absent
+        let cascade = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("cascade").path, "--quiet"], environment: environment)
+        #expect(cascade.status == 0, "\(cascade.stderr)")
+        let missing = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("x").path, "--detector", "centerface",
+                                       "--model", Self.centerFaceModel], environment: environment)
+        #expect(missing.status == 69)
+        #expect(missing.stderr == "facecrop: error: cannot load ONNX Runtime, which --detector centerface runs on: "
+            + "ONNX Runtime library not found: \(absent) (looked in '\(absent)'); run scripts/fetch-onnxruntime from a facecrop checkout, "
+            + "or install facecrop with scripts/install or its .deb, or set FACECROP_ONNXRUNTIME to ONNX Runtime 1.32.0's libonnxruntime.so.1.32.0\n",
+            "\(missing.stderr)")
+        // A file that is no library: exit 69 too.
+        environment["FACECROP_ONNXRUNTIME"] = fixtures.appendingPathComponent("faces/astronaut.jpg").path
+        let notLibrary = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("y").path, "--detector", "centerface",
+                                          "--model", Self.centerFaceModel], environment: environment)
+        #expect(notLibrary.status == 69 && notLibrary.stderr.contains("cannot load the ONNX Runtime library"), "\(notLibrary.stderr)")
+        environment["FACECROP_ONNXRUNTIME"] = Self.onnxRuntimeLibrary
+        let output = work.appendingPathComponent("int8")
+        let int8 = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", "centerface", "--model", Self.centerFaceInt8Model],
+                                   environment: environment)
+        #expect(int8.status == 0, "\(int8.stderr)")
+        let lines = linesBySource(try readManifest(output))
+        for name in ["two-people.jpg", "grace_hopper.jpg"] {
+            let truth = expectedAnswers["faces/" + name]!.boxes
+            let boxes = (lines[name] ?? []).compactMap { rect($0["bbox"]) }
+            #expect(boxes.count == truth.count && boxes.allSatisfy { box in truth.contains { intersectionOverUnion($0, box) >= 0.5 } },
+                    "\(name): \(boxes)")
+        }
+    }
+
+    /// OpenCV 4.6 gave garbage when one CenterFace network ran at a second
+    /// input size; ONNX Runtime runs one session at every size. One worker
+    /// (--jobs 1) takes photos whose canvases alternate among five sizes:
+    /// every photo's faces must be those of a fresh run on that photo
+    /// alone, and the photos without faces must stay without. At --jobs 2
+    /// and 4 the workers share the one session and take turns on it: the
+    /// same faces.
     @Test func centerFaceAlternatingSizesGiveAFreshDetectorsFaces() throws {
-        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/fetch-centerface (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/make-centerface-models (scripts/test does)")
         let order = ["faces/astronaut-large.jpg", "noface/coffee.jpg", "faces/two-people.jpg", "noface/chelsea.jpg",
                      "faces/grace_hopper.jpg", "noface/rocket.jpg", "faces/astronaut.jpg", "noface/coffee.jpg"]
         // The sizes detected at (astronaut-large's 1536 px shrunk to 1024).
@@ -235,11 +301,11 @@ struct DetectionTests {
                      "noface/chelsea.jpg": (451, 300), "faces/grace_hopper.jpg": (512, 600), "noface/rocket.jpg": (640, 427),
                      "faces/astronaut.jpg": (512, 512)]
         let canvases = Set(order.map { name -> [Int] in
-            let c = CenterFace.canvas(width: sizes[name]!.0, height: sizes[name]!.1)
+            let size = sizes[name]!
+            let c = CenterFace.ladder(width: size.0, height: size.1)
             return [c.width, c.height]
         })
-        // More canvas than the networks kept may cover: networks are dropped and made again.
-        #expect(canvases.map { $0[0] * $0[1] }.reduce(0, +) > CenterFace.budget(largestSide: 1280), "\(canvases)")
+        #expect(canvases.count == 5, "\(canvases)")
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
         let together = work.appendingPathComponent("together")
@@ -276,7 +342,7 @@ struct DetectionTests {
     /// beyond CenterFace's reach at the detection size; the 320 px pass
     /// finds it, with its box.
     @Test func centerFaceFindsAFaceFillingThePhoto() throws {
-        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/fetch-centerface (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/make-centerface-models (scripts/test does)")
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
         let photos = work.appendingPathComponent("photos")

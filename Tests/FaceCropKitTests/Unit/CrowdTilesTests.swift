@@ -44,11 +44,11 @@ struct CrowdTilesTests {
     /// by more than the largest face taken from them.
     @Test(arguments: [(416, 416), (1008, 756), (756, 1008), (1280, 720), (300, 200)])
     func tilesCoverTheImageAndOverlap(width: Int, height: Int) throws {
-        let canvas = CenterFace.canvas(width: width, height: height)
+        let canvas = CenterFace.ladder(width: width, height: height)
         let plan = try #require(CrowdTiles.plan([], width: width, height: height, canvas: canvas, minSide: 1))
         for tile in plan.tiles {
             #expect(tile.x >= 0 && tile.y >= 0 && tile.x + tile.width <= width && tile.y + tile.height <= height)
-            let enlarged = CenterFace.canvas(width: Int(Double(tile.width) * plan.factor), height: Int(Double(tile.height) * plan.factor))
+            let enlarged = CenterFace.ladder(width: Int(Double(tile.width) * plan.factor), height: Int(Double(tile.height) * plan.factor))
             #expect(enlarged.width == canvas.width && enlarged.height == canvas.height, "\(tile)")
         }
         for (length, tile) in [(width, plan.tiles[0].width), (height, plan.tiles[0].height)] {

@@ -1,0 +1,77 @@
+import CFaceDetect
+import Foundation
+import FaceCropCore
+
+/// ONNX Runtime's library (libonnxruntime.so.1.32.0, loaded with dlopen by
+/// the shim), which CenterFace's network runs on. Loaded once per process
+/// and only when a network detector asks for it (`shared()`), so the cascade
+/// and YuNet paths run on a machine without it.
+///
+/// Thread-safe: the shim's runtime handle is made once and only read after
+/// (sessions are made from it on any thread). That is what makes the
+/// `@unchecked Sendable` sound. Every CenterFace handle made from it keeps
+/// a reference, so the runtime is closed only after the last of them.
+package final class OnnxRuntime: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// The library's path, as loaded.
+    package let path: String
+
+    private init(path: String) throws(FaceCropError) {
+        self.path = path
+        handle = try openHandle({ CFaceDetect_OnnxRuntimeOpen(path, &$0, &$1) }) {
+            .runtimeUnavailable(path, reason: Self.missingReason($0))
+        }
+    }
+
+    deinit { CFaceDetect_OnnxRuntimeClose(handle) }
+
+    /// The shim's handle, for sessions made from it (they must not outlive `self`).
+    package var pointer: OpaquePointer { handle }
+
+    /// The release the library reports.
+    package var version: String { String(cString: CFaceDetect_OnnxRuntimeVersionOf(handle)) }
+
+    /// The pinned release, and the file name looked for.
+    package static let release = CFaceDetect_OnnxRuntimeVersion
+    package static let fileName = CFaceDetect_OnnxRuntimeLibrary
+
+    /// The process's runtime: loaded at the first call (from the first
+    /// candidate that exists), the same object or the same failure after.
+    package static func shared() throws(FaceCropError) -> OnnxRuntime {
+        try loaded.get()
+    }
+
+    private static let loaded: Result<OnnxRuntime, FaceCropError> = {
+        let places = candidates()
+        let path = places.first { FileManager.default.fileExists(atPath: $0) } ?? places[0]
+        do throws(FaceCropError) {
+            return .success(try OnnxRuntime(path: path))
+        } catch {
+            return .failure(error)
+        }
+    }()
+
+    /// Where the library is looked for, in order: $FACECROP_ONNXRUNTIME (a
+    /// file; when set, the only place), the install's
+    /// `PREFIX/lib/facecrop/` (beside the binary's `bin/`, where
+    /// scripts/install and the .deb put it), then `lib/` in the current
+    /// directory (where scripts/fetch-onnxruntime puts it in a checkout).
+    package static func candidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        if let given = environment["FACECROP_ONNXRUNTIME"], !given.isEmpty { return [given] }
+        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let prefix = binary.deletingLastPathComponent().deletingLastPathComponent()
+        return [
+            prefix.appendingPathComponent("lib/facecrop/\(fileName)").path,
+            FileManager.default.currentDirectoryPath + "/lib/\(fileName)",
+        ]
+    }
+
+    /// The shim's reason, where it looked and how to get the library.
+    package static func missingReason(_ reason: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        "\(reason) (looked in \(candidates(environment: environment).map { "'\($0)'" }.joined(separator: ", "))); "
+            + "run scripts/fetch-onnxruntime from a facecrop checkout, or install facecrop with scripts/install or its .deb, "
+            + "or set FACECROP_ONNXRUNTIME to ONNX Runtime \(release)'s \(fileName)"
+    }
+}
