@@ -6,8 +6,8 @@ import FaceCropDetect
 /// of one video would leave every worker but its own idle; a video borrows
 /// those idle cores a batch of frames at a time, with detectors of its own
 /// (OpenCV's cascades and dnn networks are not safe to share between
-/// threads, so each helper lane has its own; CenterFace's are the
-/// process's one set, taken in turns). At most `jobs` detections run at once: a
+/// threads, so each helper lane has its own; CenterFace's is the
+/// process's one network, taken in turns). At most `jobs` detections run at once: a
 /// worker that starts while a batch holds a borrowed core waits for no one,
 /// so that bound is exceeded by at most one batch's length.
 ///
