@@ -51,35 +51,14 @@ package struct DetectorConfig: Sendable {
         }
     }
 
-    package init(
-        kind: DetectorKind = .cascade,
-        target: Target = .face,
-        cascadePath: String,
-        cascadeFolder: String,
-        modelPath: String? = nil,
-        minNeighbors: Int = 4,
-        minScore: Double,
-        needsPeople: Bool = false,
-        needsEyes: Bool = false,
-        workers: Int = 1,
-        largestDetectSide: Int = 1280,
-        embeds: Bool = false,
-        peopleModels: PeopleModelPaths? = nil,
-        posePredictor: String? = nil
-    ) {
-        self.kind = kind
-        self.target = target
-        self.cascadePath = cascadePath
-        self.cascadeFolder = cascadeFolder
-        self.modelPath = modelPath
-        self.minNeighbors = minNeighbors
-        self.minScore = minScore
-        self.needsPeople = needsPeople
-        self.needsEyes = needsEyes
-        self.workers = workers
-        self.largestDetectSide = largestDetectSide
-        self.embeds = embeds
-        self.peopleModels = peopleModels
+    package init(kind: DetectorKind = .cascade, target: Target = .face, cascadePath: String, cascadeFolder: String,
+        modelPath: String? = nil, minNeighbors: Int = 4, minScore: Double, needsPeople: Bool = false,
+        needsEyes: Bool = false, workers: Int = 1, largestDetectSide: Int = 1280, embeds: Bool = false,
+        peopleModels: PeopleModelPaths? = nil, posePredictor: String? = nil) {
+        (self.kind, self.target, self.cascadePath, self.cascadeFolder) = (kind, target, cascadePath, cascadeFolder)
+        (self.modelPath, self.minNeighbors, self.minScore) = (modelPath, minNeighbors, minScore)
+        (self.needsPeople, self.needsEyes, self.workers) = (needsPeople, needsEyes, workers)
+        (self.largestDetectSide, self.embeds, self.peopleModels) = (largestDetectSide, embeds, peopleModels)
         self.posePredictor = posePredictor
     }
 }

@@ -193,25 +193,10 @@ package struct VideoProbe: Equatable {
         return times
     }
 
-    package init(
-        stream: Int,
-        storedWidth: Int,
-        storedHeight: Int,
-        rotation: Int,
-        timeBase: (num: Int, den: Int),
-        duration: Double? = nil,
-        transfer: String,
-        pixelFormat: String,
-        taken: CaptureTime? = nil
-    ) {
-        self.stream = stream
-        self.storedWidth = storedWidth
-        self.storedHeight = storedHeight
-        self.rotation = rotation
-        self.timeBase = timeBase
-        self.duration = duration
-        self.transfer = transfer
-        self.pixelFormat = pixelFormat
-        self.taken = taken
+    package init(stream: Int, storedWidth: Int, storedHeight: Int, rotation: Int, timeBase: (num: Int, den: Int),
+        duration: Double? = nil, transfer: String, pixelFormat: String, taken: CaptureTime? = nil) {
+        (self.stream, self.storedWidth, self.storedHeight) = (stream, storedWidth, storedHeight)
+        (self.rotation, self.timeBase, self.duration, self.transfer) = (rotation, timeBase, duration, transfer)
+        (self.pixelFormat, self.taken) = (pixelFormat, taken)
     }
 }

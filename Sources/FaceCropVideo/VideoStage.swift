@@ -102,16 +102,9 @@ package struct VideoStage: Sendable {
         return record
     }
 
-    package init(
-        tools: VideoTools? = nil,
-        toolsProblem: String? = nil,
-        stop: StopRequest? = nil,
-        cores: CoreShare? = nil
-    ) {
-        self.tools = tools
-        self.toolsProblem = toolsProblem
-        self.stop = stop
-        self.cores = cores
+    package init(tools: VideoTools? = nil, toolsProblem: String? = nil, stop: StopRequest? = nil,
+        cores: CoreShare? = nil) {
+        (self.tools, self.toolsProblem, self.stop, self.cores) = (tools, toolsProblem, stop, cores)
     }
 }
 

@@ -128,4 +128,10 @@ package struct Pipeline {
             }
         }
     }
+
+    package init(
+        work: @escaping @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord, detectors: [Detector], stop: StopRequest
+    ) {
+        (self.work, self.detectors, self.stop) = (work, detectors, stop)
+    }
 }

@@ -48,20 +48,10 @@ package struct PlanJoin: IteratorProtocol {
         /// has its crop before the faces are regrouped.
         package var regroup = false
 
-        package init(
-            overwrite: Bool = false,
-            retryErrors: Bool = true,
-            stateCurrent: Bool = true,
-            cropExists: @escaping (String) -> Bool = { _ in true },
-            rejections: RejectionsFile = RejectionsFile(),
-            regroup: Bool = false
-        ) {
-            self.overwrite = overwrite
-            self.retryErrors = retryErrors
-            self.cropExists = cropExists
-            self.stateCurrent = stateCurrent
-            self.rejections = rejections
-            self.regroup = regroup
+        package init(overwrite: Bool = false, retryErrors: Bool = true, stateCurrent: Bool = true,
+            cropExists: @escaping (String) -> Bool = { _ in true }, rejections: RejectionsFile = RejectionsFile(), regroup: Bool = false) {
+            (self.overwrite, self.retryErrors, self.cropExists) = (overwrite, retryErrors, cropExists)
+            (self.stateCurrent, self.rejections, self.regroup) = (stateCurrent, rejections, regroup)
         }
     }
 
@@ -80,16 +70,10 @@ package struct PlanJoin: IteratorProtocol {
     private var queue: [PlanStep] = []
     private var walkDone = false
 
-    package init(
-        walk: AnyIterator<WalkItem>, labels: [String], stateLabels: [String],
-        records: @escaping (String) -> AnyIterator<PhotoRecord>, journal: [String: PhotoRecord], rules: Rules
-    ) {
-        self.walk = walk
-        self.labels = labels
-        self.stateLabels = stateLabels
-        self.records = records
-        self.journal = journal
-        self.rules = rules
+    package init(walk: AnyIterator<WalkItem>, labels: [String], stateLabels: [String],
+        records: @escaping (String) -> AnyIterator<PhotoRecord>, journal: [String: PhotoRecord], rules: Rules) {
+        (self.walk, self.labels, self.stateLabels, self.records) = (walk, labels, stateLabels, records)
+        (self.journal, self.rules) = (journal, rules)
     }
 
     package mutating func next() -> PlanStep? {
