@@ -40,6 +40,10 @@ public struct FindProblem: Sendable, Equatable {
     public var label: String
     public var source: String
     public var reason: String
+    /// A folder or file that is there but could not be read (or a link
+    /// whose target is not there): what the dataset holds under it is kept
+    /// as it was, not removed (`PlanJoin`).
+    package var unreadable = false
 }
 
 /// Enumerates photos under the inputs: recursive, sorted, hidden names and

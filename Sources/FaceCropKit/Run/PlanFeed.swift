@@ -45,6 +45,9 @@ final class PlanFeed: IteratorProtocol {
         return work.item
     }
 
+    /// The oldest taken step, not yet recorded.
+    var oldest: PlanWork? { pending.first }
+
     /// The oldest taken step has been recorded.
     func recorded() { pending.removeFirst() }
 
