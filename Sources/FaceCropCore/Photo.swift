@@ -50,9 +50,14 @@ public struct FindProblem: Sendable, Equatable {
     public var label: String
     public var source: String
     public var reason: String
+    /// A folder or file that is there but could not be read (or a link
+    /// whose target is not there): what the dataset holds under it is kept
+    /// as it was, not removed (`PlanJoin`).
+    package var unreadable = false
 
-    package init(inputIndex: Int, label: String, source: String, reason: String) {
+    package init(inputIndex: Int, label: String, source: String, reason: String, unreadable: Bool = false) {
         (self.inputIndex, self.label, self.source, self.reason) = (inputIndex, label, source, reason)
+        self.unreadable = unreadable
     }
 }
 

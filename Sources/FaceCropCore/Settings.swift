@@ -60,6 +60,8 @@ public struct Options: Sendable, Equatable {
     public var waitLock = false
     public var overwrite = false
     public var prune = true
+    /// `--allow-removals`: no removal guard (`RemovalGuard`).
+    public var allowRemovals = false
     /// The rejections file (nil: `<output>/rejections.txt`).
     public var rejections: String?
     /// The people file (nil: `<output>/people.txt`).
