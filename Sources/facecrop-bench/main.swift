@@ -7,6 +7,8 @@
 // the quality record of the faces of Fixtures/faces (their boxes from
 // Fixtures/expected.json) made N times over (QualityBench).
 import Foundation
+import FaceCropCore
+import FaceCropKit
 
 let arguments = CommandLine.arguments
 // floor PHOTOS... [OPTIONS]: decode at the detection size and one detection

@@ -33,6 +33,12 @@ package struct Pipeline {
     package var detectors: [Detector]
     package var stop: StopRequest
 
+    package init(work: @escaping @Sendable (Photo, PhotoRecord?, Detector) -> PhotoRecord, detectors: [Detector], stop: StopRequest) {
+        self.work = work
+        self.detectors = detectors
+        self.stop = stop
+    }
+
     private struct Finished: Sendable {
         var index: Int
         var record: PhotoRecord
