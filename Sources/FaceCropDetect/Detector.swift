@@ -20,7 +20,7 @@ package struct DetectorConfig: Sendable {
     package var workers = 1
     /// The longest side photos are detected at: `--detect-size`, else the
     /// largest the detector chooses (`Calibration.detectSize`).
-    package var largestDetectSide = 1280
+    package var largestDetectSide = Calibration.largestDetectSize
     /// `--people`: a face descriptor per crop.
     package var embeds = false
     /// dlib's two model files, when found (`PeopleModels.resolve`).
@@ -62,7 +62,7 @@ package struct DetectorConfig: Sendable {
         needsPeople: Bool = false,
         needsEyes: Bool = false,
         workers: Int = 1,
-        largestDetectSide: Int = 1280,
+        largestDetectSide: Int = Calibration.largestDetectSize,
         embeds: Bool = false,
         peopleModels: PeopleModelPaths? = nil,
         posePredictor: String? = nil
