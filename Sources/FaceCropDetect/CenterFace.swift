@@ -27,7 +27,7 @@ package final class CenterFace: @unchecked Sendable {
 
     private let handle: OpaquePointer
 
-    package init(path: String, budget: Int = CenterFace.budget(largestSide: 1280)) throws(FaceCropError) {
+    package init(path: String, budget: Int = CenterFace.budget(largestSide: Calibration.largestDetectSize)) throws(FaceCropError) {
         handle = try openHandle({ CFaceDetect_CenterFaceNew(path, budget, &$0, &$1) }) {
             .modelUnavailable(path, reason: $0)
         }

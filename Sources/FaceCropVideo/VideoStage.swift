@@ -144,8 +144,7 @@ package struct VideoInput {
         split = settings.split?.split(forSHA256: bytes.sha256)
         prefix = (split.map { $0 + "/" } ?? "") + photo.outputPrefix
         full = (width: probe.width, height: probe.height)
-        let side = settings.detectSize
-            ?? Calibration.detectSize(kind: settings.detector, longSide: max(full.width, full.height), minFace: settings.minFace)
+        let side = settings.detectSide(longSide: max(full.width, full.height))
         small = VideoStage.detectionSize(full, side: side)
     }
 
