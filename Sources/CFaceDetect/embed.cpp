@@ -4,6 +4,7 @@
 // 150 x 150 RGB in, 128 numbers out), declared here layer by layer from its
 // documented architecture so that the model file deserializes into it.
 #include "CFaceDetect.h"
+#include "landmarks5.hpp"
 #include "status.hpp"
 
 #include <cmath>
@@ -78,21 +79,19 @@ const double chipTemplate[10] = {45.90, 47.45, 101.08, 46.95, 73.41, 79.19, 50.1
 
 } // namespace
 
+// The network alone: the 5-point predictor is the caller's (a
+// CFaceDetect_Landmarker, shared), given to each CFaceDetect_Embed.
 struct CFaceDetect_Embedder {
     Network network;
-    dlib::shape_predictor landmarks;
 };
 
-extern "C" int CFaceDetect_EmbedderNew(const char *recognition, const char *landmarks,
-                                       CFaceDetect_Embedder **embedder, char **message) {
+extern "C" int CFaceDetect_EmbedderNew(const char *recognition, CFaceDetect_Embedder **embedder, char **message) {
     return guardedDlib(message, [&]() -> int {
         if (!embedder) return report(CFaceDetect_BadArgument, message, "no handle");
         *embedder = nullptr;
-        for (const char *path : {recognition, landmarks}) {
-            if (!isFile(path)) {
-                return report(CFaceDetect_LoadFailed, message,
-                              std::string("model file not found: ") + (path ? path : "(none)"));
-            }
+        if (!isFile(recognition)) {
+            return report(CFaceDetect_LoadFailed, message,
+                          std::string("model file not found: ") + (recognition ? recognition : "(none)"));
         }
         singleThreadedBLAS();
         auto *made = new CFaceDetect_Embedder();
@@ -103,29 +102,18 @@ extern "C" int CFaceDetect_EmbedderNew(const char *recognition, const char *land
             return report(CFaceDetect_LoadFailed, message,
                           std::string("not dlib's face recognition model: ") + recognition + " (" + e.what() + ")");
         }
-        try {
-            dlib::deserialize(landmarks) >> made->landmarks;
-        } catch (const std::exception &e) {
-            delete made;
-            return report(CFaceDetect_LoadFailed, message,
-                          std::string("not a dlib landmark predictor: ") + landmarks + " (" + e.what() + ")");
-        }
-        if (made->landmarks.num_parts() != 5) {
-            delete made;
-            return report(CFaceDetect_LoadFailed, message,
-                          std::string("not dlib's 5-point landmark predictor: ") + landmarks);
-        }
         *embedder = made;
         return CFaceDetect_OK;
     });
 }
 
-extern "C" int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const uint8_t *rgb, int width, int height,
-                                 size_t stride, double box_x, double box_y, double box_width, double box_height,
-                                 const float *points, float *out, char **message) {
+extern "C" int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const CFaceDetect_Landmarker *landmarks,
+                                 const uint8_t *rgb, int width, int height, size_t stride, double box_x, double box_y,
+                                 double box_width, double box_height, const float *points, float *out,
+                                 char **message) {
     return guardedDlib(message, [&]() -> int {
-        if (!embedder || !rgb || !out || width < 1 || height < 1 || stride < static_cast<size_t>(width) * 3 ||
-            !(box_width > 0) || !(box_height > 0)) {
+        if (!embedder || (!points && !landmarks) || !rgb || !out || width < 1 || height < 1 ||
+            stride < static_cast<size_t>(width) * 3 || !(box_width > 0) || !(box_height > 0)) {
             return report(CFaceDetect_BadArgument, message, "bad arguments to embed");
         }
         dlib::matrix<dlib::rgb_pixel> image(height, width);
@@ -153,7 +141,7 @@ extern "C" int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const uint8_t *
             }
         } else {
             dlib::drectangle box(box_x, box_y, box_x + box_width - 1, box_y + box_height - 1);
-            details = dlib::get_face_chip_details(embedder->landmarks(image, box), 150, 0.25);
+            details = dlib::get_face_chip_details(landmarks->predictor(image, box), 150, 0.25);
         }
         dlib::matrix<dlib::rgb_pixel> chip;
         dlib::extract_image_chip(image, details, chip);

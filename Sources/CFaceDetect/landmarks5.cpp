@@ -1,6 +1,7 @@
 // dlib's 5-point landmark predictor alone (see include/CFaceDetectQuality.h): the
 // points a face's pose is measured from where the detector gives none.
 #include "CFaceDetect.h"
+#include "landmarks5.hpp"
 #include "status.hpp"
 
 #include <cmath>
@@ -21,10 +22,6 @@ template <typename Body> int guardedDlib(char **message, Body body) {
 }
 
 } // namespace
-
-struct CFaceDetect_Landmarker {
-    dlib::shape_predictor predictor;
-};
 
 extern "C" int CFaceDetect_LandmarkerNew(const char *path, CFaceDetect_Landmarker **landmarker, char **message) {
     return guardedDlib(message, [&]() -> int {
@@ -51,7 +48,7 @@ extern "C" int CFaceDetect_LandmarkerNew(const char *path, CFaceDetect_Landmarke
     });
 }
 
-extern "C" int CFaceDetect_LandmarkerFind(CFaceDetect_Landmarker *landmarker, const uint8_t *gray, int width,
+extern "C" int CFaceDetect_LandmarkerFind(const CFaceDetect_Landmarker *landmarker, const uint8_t *gray, int width,
                                           int height, size_t stride, int x, int y, int box_width, int box_height,
                                           float *points, char **message) {
     return guardedDlib(message, [&]() -> int {

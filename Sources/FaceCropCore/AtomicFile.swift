@@ -8,8 +8,7 @@ package struct WriteFailure: Error, Sendable {
     package var code: Int32 = 0
 
     package init(reason: String, code: Int32 = 0) {
-        self.reason = reason
-        self.code = code
+        (self.reason, self.code) = (reason, code)
     }
 
     /// The output's file system (or the file-size limit) is full: every

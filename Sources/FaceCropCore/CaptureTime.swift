@@ -140,7 +140,6 @@ package struct DateRange: Sendable, Equatable {
     }
 
     package init(since: String? = nil, until: String? = nil) {
-        self.since = since
-        self.until = until
+        (self.since, self.until) = (since, until)
     }
 }

@@ -8,7 +8,7 @@ public struct CropSettings: Sendable, Equatable {
     public var pad: PadMode
     public var format: OutputFormat
     public var quality: Int
-    /// nil: chosen per photo (`Calibration.detectSize`).
+    /// nil: chosen per photo (`detectSide(longSide:)`, in FaceCropDetect).
     public var detectSize: Int?
     public var minNeighbors: Int
     public var maxPixels: Int
@@ -44,9 +44,10 @@ public struct CropSettings: Sendable, Equatable {
     }
 
     /// The settings of `options`, with `minScore` as the minimum detection
-    /// score (`CropSettings(options)`, in FaceCropDetect, passes `--min-score`
-    /// or the detector's own default).
-    package init(_ options: Options, minScore: Double) {
+    /// score and `detectSize` as the detection size (`CropSettings(options)`,
+    /// in FaceCropDetect, passes `--min-score` and `--detect-size` or the
+    /// detector's own defaults).
+    package init(_ options: Options, minScore: Double, detectSize: Int?) {
         size = options.size
         margin = options.margin
         faces = options.faces
@@ -54,7 +55,7 @@ public struct CropSettings: Sendable, Equatable {
         pad = options.pad
         format = options.format
         quality = options.quality
-        detectSize = options.effectiveDetectSize
+        self.detectSize = detectSize
         minNeighbors = options.minNeighbors
         maxPixels = options.maxPixels
         detector = options.detector

@@ -32,8 +32,7 @@ package final class DecodeGate: @unchecked Sendable {
     /// 12 MB passes freely (a 4 MP 8-bit RGB decode); the budget, 64 MiB,
     /// lets one 12 MP HEIC decode (36 MB of pixels) run at a time as before.
     package init(smallBytes: Int = 12_000_000, budget: Int = 64 << 20) {
-        self.smallBytes = smallBytes
-        self.budget = budget
+        (self.smallBytes, self.budget) = (smallBytes, budget)
     }
 
     package func admit<T>(bytes: Int, _ body: () throws(FaceCropError) -> T) throws(FaceCropError) -> T {

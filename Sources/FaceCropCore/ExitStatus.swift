@@ -12,6 +12,8 @@ public enum ExitStatus {
     public static let unavailable: Int32 = 69
     /// EX_CANTCREAT.
     public static let cannotCreate: Int32 = 73
+    /// EX_TEMPFAIL: most often a drive or share not mounted; run again when it is.
+    public static let removalsRefused: Int32 = 75
     /// 128 + SIGINT.
     public static let interrupted: Int32 = 130
     /// 128 + SIGTERM.
@@ -33,6 +35,7 @@ public enum ExitStatus {
         Entry(status: noInput, name: "input missing", meaning: "An input path does not exist or cannot be read; for merge, a shard folder is missing, unfinished or made with other settings; for export and pick, the dataset, its manifest.jsonl or a crop it names."),
         Entry(status: unavailable, name: "cascade, model, library or ffmpeg unavailable", meaning: "A cascade, a detector's model (YuNet or CenterFace: --model, or none found where it is looked for), dlib's models for --people, or a library (libvips, OpenCV's people detector) cannot be loaded, or, with clips, ffmpeg is missing or cannot write the codec with alpha."),
         Entry(status: cannotCreate, name: "output unusable or locked", meaning: "The output folder cannot be created or written (for export: a shard), or another facecrop run is writing the same folder and shard (without --wait-lock)."),
+        Entry(status: removalsRefused, name: "removals refused", meaning: "The run would have removed more than half of the dataset's crops, or every crop of an input folder that is now empty (as a drive that is not mounted looks): it stopped before changing anything and said which folders; --allow-removals lets the removal happen."),
         Entry(status: interrupted, name: "interrupted", meaning: "Interrupted (SIGINT, Ctrl-C)."),
         Entry(status: terminated, name: "terminated", meaning: "Terminated (SIGTERM)."),
     ]

@@ -19,6 +19,8 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `--people`: dlib's models are missing or do not load.
     case peopleModelsUnavailable(String)
     case libraryFailed(String)
+    /// The removal guard stopped the run before it changed anything (`RemovalGuard`): the whole message.
+    case removalsRefused(String)
     // Per-photo failures: the run goes on.
     case unreadable(String, reason: String)
     case notAnImage(String, reason: String)
@@ -49,6 +51,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .usage(let text): text
         case .libraryFailed(let text): text
+        case .removalsRefused(let text): text
         case .inputMissing(_, let reason): reason
         case .outputUnusable(_, let reason): reason
         case .outputLocked(let path, let holder): Self.lockHolderText(path, holder: holder)
@@ -73,6 +76,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .usage(let text): return text
         case .libraryFailed(let text): return text
+        case .removalsRefused(let text): return text
         case .inputMissing(let path, _):
             return "cannot read input '\(path)': \(self.reason)"
         case .outputUnusable(let path, _):
@@ -111,6 +115,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .usage: ExitStatus.usage
         case .inputMissing: ExitStatus.noInput
         case .outputUnusable, .outputLocked: ExitStatus.cannotCreate
+        case .removalsRefused: ExitStatus.removalsRefused
         case .cascadeUnavailable, .ffmpegUnavailable, .modelUnavailable, .runtimeUnavailable, .peopleModelsUnavailable, .libraryFailed:
             ExitStatus.unavailable
         default: ExitStatus.failure

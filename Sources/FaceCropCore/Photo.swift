@@ -35,27 +35,10 @@ public struct Photo: Sendable, Equatable {
         modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
     }
 
-    package init(
-        inputIndex: Int,
-        source: String,
-        path: String,
-        outputPrefix: String,
-        label: String = "",
-        rawPath: [UInt8]? = nil,
-        size: Int = 0,
-        modified: Int = 0,
-        sidecar: String? = nil,
-        xmpSidecar: String? = nil
-    ) {
-        self.inputIndex = inputIndex
-        self.source = source
-        self.path = path
-        self.outputPrefix = outputPrefix
-        self.label = label
-        self.rawPath = rawPath
-        self.size = size
-        self.modified = modified
-        self.sidecar = sidecar
+    package init(inputIndex: Int, source: String, path: String, outputPrefix: String, label: String = "",
+        rawPath: [UInt8]? = nil, size: Int = 0, modified: Int = 0, sidecar: String? = nil, xmpSidecar: String? = nil) {
+        (self.inputIndex, self.source, self.path, self.outputPrefix) = (inputIndex, source, path, outputPrefix)
+        (self.label, self.rawPath, self.size, self.modified, self.sidecar) = (label, rawPath, size, modified, sidecar)
         self.xmpSidecar = xmpSidecar
     }
 }
@@ -67,12 +50,14 @@ public struct FindProblem: Sendable, Equatable {
     public var label: String
     public var source: String
     public var reason: String
+    /// A folder or file that is there but could not be read (or a link
+    /// whose target is not there): what the dataset holds under it is kept
+    /// as it was, not removed (`PlanJoin`).
+    package var unreadable = false
 
-    package init(inputIndex: Int, label: String, source: String, reason: String) {
-        self.inputIndex = inputIndex
-        self.label = label
-        self.source = source
-        self.reason = reason
+    package init(inputIndex: Int, label: String, source: String, reason: String, unreadable: Bool = false) {
+        (self.inputIndex, self.label, self.source, self.reason) = (inputIndex, label, source, reason)
+        self.unreadable = unreadable
     }
 }
 

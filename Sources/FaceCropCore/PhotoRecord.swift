@@ -49,56 +49,19 @@ package struct FaceRecord: Sendable, Equatable {
     package var tagName: String?
     package var foundByTag = false
 
-    package init(
-        index: Int,
-        box: PixelRect,
-        score: Double,
-        target: Target = .face,
-        aligned: Bool = false,
-        angle: Double = 0.0,
-        sharpness: Double = 0.0,
-        quality: FaceQuality? = nil,
-        crop: String = "",
-        padded: Bool = false,
-        landmarks: FaceLandmarks? = nil,
-        transform: Affine2D? = nil,
-        status: FaceStatus = FaceStatus.ok,
-        phash: PerceptualHash? = nil,
-        duplicateOf: String? = nil,
-        embedding: Embedding? = nil,
-        embeddingRow: Int? = nil,
-        person: String? = nil,
-        group: String? = nil,
-        split: String? = nil,
-        video: VideoFace? = nil,
-        tagged: Bool = false,
-        tagName: String? = nil,
-        foundByTag: Bool = false
-    ) {
-        self.index = index
-        self.box = box
-        self.score = score
-        self.target = target
-        self.aligned = aligned
-        self.angle = angle
-        self.sharpness = sharpness
-        self.quality = quality
-        self.crop = crop
-        self.padded = padded
-        self.landmarks = landmarks
-        self.transform = transform
-        self.status = status
-        self.phash = phash
-        self.duplicateOf = duplicateOf
-        self.embedding = embedding
-        self.embeddingRow = embeddingRow
-        self.person = person
-        self.group = group
-        self.split = split
-        self.video = video
-        self.tagged = tagged
-        self.tagName = tagName
-        self.foundByTag = foundByTag
+    package init(index: Int, box: PixelRect, score: Double, target: Target = .face, aligned: Bool = false,
+        angle: Double = 0.0, sharpness: Double = 0.0, quality: FaceQuality? = nil, crop: String = "",
+        padded: Bool = false, landmarks: FaceLandmarks? = nil, transform: Affine2D? = nil,
+        status: FaceStatus = FaceStatus.ok, phash: PerceptualHash? = nil, duplicateOf: String? = nil,
+        embedding: Embedding? = nil, embeddingRow: Int? = nil, person: String? = nil, group: String? = nil,
+        split: String? = nil, video: VideoFace? = nil, tagged: Bool = false, tagName: String? = nil,
+        foundByTag: Bool = false) {
+        (self.index, self.box, self.score, self.target, self.aligned) = (index, box, score, target, aligned)
+        (self.angle, self.sharpness, self.quality, self.crop, self.padded) = (angle, sharpness, quality, crop, padded)
+        (self.landmarks, self.transform, self.status, self.phash) = (landmarks, transform, status, phash)
+        (self.duplicateOf, self.embedding, self.embeddingRow) = (duplicateOf, embedding, embeddingRow)
+        (self.person, self.group, self.split, self.video, self.tagged) = (person, group, split, video, tagged)
+        (self.tagName, self.foundByTag) = (tagName, foundByTag)
     }
 }
 
@@ -130,22 +93,10 @@ package struct VideoFace: Sendable, Equatable {
     package var quality: Double?
     package var frontality: Double?
 
-    package init(
-        time: Double,
-        frame: Int,
-        track: Int,
-        rank: Int? = nil,
-        trackLength: Int? = nil,
-        quality: Double? = nil,
-        frontality: Double? = nil
-    ) {
-        self.time = time
-        self.frame = frame
-        self.track = track
-        self.rank = rank
-        self.trackLength = trackLength
-        self.quality = quality
-        self.frontality = frontality
+    package init(time: Double, frame: Int, track: Int, rank: Int? = nil, trackLength: Int? = nil,
+        quality: Double? = nil, frontality: Double? = nil) {
+        (self.time, self.frame, self.track, self.rank, self.trackLength) = (time, frame, track, rank, trackLength)
+        (self.quality, self.frontality) = (quality, frontality)
     }
 }
 
@@ -160,9 +111,7 @@ package struct VideoInfo: Sendable, Equatable {
     package var fullFrames: Int?
 
     package init(duration: Double, samples: Int, fullFrames: Int? = nil) {
-        self.duration = duration
-        self.samples = samples
-        self.fullFrames = fullFrames
+        (self.duration, self.samples, self.fullFrames) = (duration, samples, fullFrames)
     }
 }
 
@@ -263,23 +212,12 @@ package struct PhotoRecord: Sendable, Equatable {
             status: .error, failure: error.reason, error: error)
     }
 
-    package init(
-        label: String, input: Int, source: String, size: Int, modified: Int, sha256: String?, status: PhotoStatus,
-        width: Int? = nil, height: Int? = nil, faces: [FaceRecord] = [], failure: String? = nil,
-        error: FaceCropError? = nil
-    ) {
-        self.label = label
-        self.input = input
-        self.source = source
-        self.size = size
-        self.modified = modified
-        self.sha256 = sha256
-        self.status = status
-        self.width = width
-        self.height = height
-        self.faces = faces
-        self.failure = failure
-        self.error = error
+    package init(label: String, input: Int, source: String, size: Int, modified: Int, sha256: String?,
+        status: PhotoStatus, width: Int? = nil, height: Int? = nil, faces: [FaceRecord] = [], failure: String? = nil,
+        error: FaceCropError? = nil) {
+        (self.label, self.input, self.source, self.size, self.modified) = (label, input, source, size, modified)
+        (self.sha256, self.status, self.width, self.height, self.faces) = (sha256, status, width, height, faces)
+        (self.failure, self.error) = (failure, error)
     }
 }
 
@@ -347,43 +285,14 @@ public struct RunCounts: Sendable, Equatable {
         }
     }
 
-    package init(
-        photos: Int = 0,
-        ok: Int = 0,
-        noFace: Int = 0,
-        noPerson: Int = 0,
-        errors: Int = 0,
-        faces: Int = 0,
-        rejected: Int = 0,
-        duplicate: Int = 0,
-        otherPerson: Int = 0,
-        lowQuality: Int = 0,
-        qualityCounts: [Int: Int] = [:],
-        qualityTotal: Int = 0,
-        splits: [String: Int] = [:],
-        reused: Int = 0,
-        people: Int? = nil,
-        grouped: Int = 0,
-        taggedFaces: Int = 0,
-        taggedFacesFound: Int = 0
-    ) {
-        self.photos = photos
-        self.ok = ok
-        self.noFace = noFace
-        self.noPerson = noPerson
-        self.errors = errors
-        self.faces = faces
-        self.rejected = rejected
-        self.duplicate = duplicate
-        self.otherPerson = otherPerson
-        self.lowQuality = lowQuality
-        self.qualityCounts = qualityCounts
-        self.qualityTotal = qualityTotal
-        self.splits = splits
-        self.reused = reused
-        self.people = people
-        self.grouped = grouped
-        self.taggedFaces = taggedFaces
-        self.taggedFacesFound = taggedFacesFound
+    package init(photos: Int = 0, ok: Int = 0, noFace: Int = 0, noPerson: Int = 0, errors: Int = 0, faces: Int = 0,
+        rejected: Int = 0, duplicate: Int = 0, otherPerson: Int = 0, lowQuality: Int = 0,
+        qualityCounts: [Int: Int] = [:], qualityTotal: Int = 0, splits: [String: Int] = [:], reused: Int = 0,
+        people: Int? = nil, grouped: Int = 0, taggedFaces: Int = 0, taggedFacesFound: Int = 0) {
+        (self.photos, self.ok, self.noFace, self.noPerson, self.errors) = (photos, ok, noFace, noPerson, errors)
+        (self.faces, self.rejected, self.duplicate, self.otherPerson) = (faces, rejected, duplicate, otherPerson)
+        (self.lowQuality, self.qualityCounts, self.qualityTotal) = (lowQuality, qualityCounts, qualityTotal)
+        (self.splits, self.reused, self.people, self.grouped) = (splits, reused, people, grouped)
+        (self.taggedFaces, self.taggedFacesFound) = (taggedFaces, taggedFacesFound)
     }
 }

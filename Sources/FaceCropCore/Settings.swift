@@ -41,7 +41,7 @@ public struct Options: Sendable, Equatable {
     public var minFaceQuality = 0.0
     public var maxYaw = 180.0
     public var jobs: Int?
-    /// nil: the detector's own default (`effectiveDetectSize`).
+    /// nil: the detector's own default (`effectiveDetectSize`, in FaceCropDetect).
     public var detectSize: Int?
     public var minNeighbors = 4
     public var maxPixels = 200_000_000
@@ -60,6 +60,8 @@ public struct Options: Sendable, Equatable {
     public var waitLock = false
     public var overwrite = false
     public var prune = true
+    /// `--allow-removals`: no removal guard (`RemovalGuard`).
+    public var allowRemovals = false
     /// The rejections file (nil: `<output>/rejections.txt`).
     public var rejections: String?
     /// The people file (nil: `<output>/people.txt`).
@@ -122,10 +124,6 @@ public struct Options: Sendable, Equatable {
 
     /// `--jobs`, or the number of active cores.
     public var effectiveJobs: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
-    /// --detect-size, else 1024 for the cascades; nil for YuNet and
-    /// CenterFace: chosen per photo from its size and --min-face
-    /// (`Calibration.detectSize`).
-    public var effectiveDetectSize: Int? { detectSize ?? (detector.usesModel ? nil : 1024) }
 }
 
 /// Which face detector runs.

@@ -14,9 +14,7 @@ public struct CurationFileError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     package init(file: String, line: Int, reason: String) {
-        self.file = file
-        self.line = line
-        self.reason = reason
+        (self.file, self.line, self.reason) = (file, line, reason)
     }
 }
 

@@ -86,19 +86,31 @@ package enum Calibration {
         }
     }
 
+    /// The long side the cascades detect at when --detect-size is not given.
+    package static let cascadeDetectSize = 1024
+
+    /// The most `detectSize` chooses for the networks: the largest side any
+    /// photo is detected at without --detect-size (CenterFace's buffers are
+    /// sized for it).
+    package static let largestDetectSize = 1280
+
+    /// The detection size every photo gets when --detect-size is not given:
+    /// the cascades'; nil for YuNet and CenterFace, which choose it per photo.
+    package static func fixedDetectSize(_ kind: DetectorKind) -> Int? { kind.usesModel ? nil : cascadeDetectSize }
+
     /// The long side photos are shrunk to for detection when --detect-size is
     /// not given: 1024 for the cascades; for YuNet at least 640, and more when
     /// a face of `minFace` photo pixels would otherwise shrink below
     /// `yunetReach`, up to 1280 px (about 4x the memory and time of 640).
     package static func detectSize(kind: DetectorKind, longSide: Int, minFace: Int) -> Int {
         switch kind {
-        case .cascade, .haar: return 1024
+        case .cascade, .haar: return cascadeDetectSize
         case .yunet:
             let needed = (Double(longSide) * yunetReach / Double(max(1, minFace))).rounded(.up)
-            return min(1280, max(640, Int(needed)))
+            return min(largestDetectSize, max(640, Int(needed)))
         case .centerface:
             let needed = (Double(longSide) * centerFaceReach / Double(max(1, minFace))).rounded(.up)
-            return min(1280, max(1024, Int(needed)))
+            return min(largestDetectSize, max(1024, Int(needed)))
         }
     }
 

@@ -45,18 +45,10 @@ package final class Cascade: @unchecked Sendable {
         package var maxSide = 0
         package var equalize = true
 
-        package init(
-            scaleFactor: Double = 1.1,
-            minNeighbors: Int = 4,
-            minSide: Int = 0,
-            maxSide: Int = 0,
-            equalize: Bool = true
-        ) {
-            self.scaleFactor = scaleFactor
-            self.minNeighbors = minNeighbors
-            self.minSide = minSide
-            self.maxSide = maxSide
-            self.equalize = equalize
+        package init(scaleFactor: Double = 1.1, minNeighbors: Int = 4, minSide: Int = 0, maxSide: Int = 0,
+            equalize: Bool = true) {
+            (self.scaleFactor, self.minNeighbors, self.minSide) = (scaleFactor, minNeighbors, minSide)
+            (self.maxSide, self.equalize) = (maxSide, equalize)
         }
     }
 

@@ -20,7 +20,7 @@ package struct DetectorConfig: Sendable {
     package var workers = 1
     /// The longest side photos are detected at: `--detect-size`, else the
     /// largest the detector chooses (`Calibration.detectSize`).
-    package var largestDetectSide = 1280
+    package var largestDetectSide = Calibration.largestDetectSize
     /// `--people`: a face descriptor per crop.
     package var embeds = false
     /// dlib's two model files, when found (`PeopleModels.resolve`).
@@ -46,42 +46,21 @@ package struct DetectorConfig: Sendable {
         }
     }
 
-    package init(
-        kind: DetectorKind = .cascade,
-        target: Target = .face,
-        cascadePath: String,
-        cascadeFolder: String,
-        modelPath: String? = nil,
-        minNeighbors: Int = 4,
-        minScore: Double,
-        needsPeople: Bool = false,
-        needsEyes: Bool = false,
-        workers: Int = 1,
-        largestDetectSide: Int = 1280,
-        embeds: Bool = false,
-        peopleModels: PeopleModelPaths? = nil,
-        posePredictor: String? = nil
-    ) {
-        self.kind = kind
-        self.target = target
-        self.cascadePath = cascadePath
-        self.cascadeFolder = cascadeFolder
-        self.modelPath = modelPath
-        self.minNeighbors = minNeighbors
-        self.minScore = minScore
-        self.needsPeople = needsPeople
-        self.needsEyes = needsEyes
-        self.workers = workers
-        self.largestDetectSide = largestDetectSide
-        self.embeds = embeds
-        self.peopleModels = peopleModels
+    package init(kind: DetectorKind = .cascade, target: Target = .face, cascadePath: String, cascadeFolder: String,
+        modelPath: String? = nil, minNeighbors: Int = 4, minScore: Double, needsPeople: Bool = false,
+        needsEyes: Bool = false, workers: Int = 1, largestDetectSide: Int = Calibration.largestDetectSize,
+        embeds: Bool = false, peopleModels: PeopleModelPaths? = nil, posePredictor: String? = nil) {
+        (self.kind, self.target, self.cascadePath, self.cascadeFolder) = (kind, target, cascadePath, cascadeFolder)
+        (self.modelPath, self.minNeighbors, self.minScore) = (modelPath, minNeighbors, minScore)
+        (self.needsPeople, self.needsEyes, self.workers) = (needsPeople, needsEyes, workers)
+        (self.largestDetectSide, self.embeds, self.peopleModels) = (largestDetectSide, embeds, peopleModels)
         self.posePredictor = posePredictor
     }
 }
 
 /// Every detection handle one worker needs: its `FaceFinder`, chosen once
 /// here from the config, the HOG bodies of --person-only, dlib's embedder
-/// and landmark predictor.
+/// and landmark predictor (the predictor shared by every worker).
 ///
 /// Not thread-safe: owns OpenCV objects; lent to one task at a time by the
 /// pipeline, which hands it to the next task only after the previous one has
@@ -100,7 +79,8 @@ package final class Detector: @unchecked Sendable {
 
     /// `sharing`: another worker's detector of the same `config`, whose
     /// CenterFace network this one uses too (one per process, lent under
-    /// its lock: `CenterFace`).
+    /// its lock: `CenterFace`), and whose dlib predictor (read-only:
+    /// `Landmarker`).
     package init(_ config: DetectorConfig, sharing other: Detector? = nil) throws(FaceCropError) {
         self.config = config
         let bodies = config.needsPeople || config.target == .body ? try HOGBodies() : nil
@@ -108,11 +88,26 @@ package final class Detector: @unchecked Sendable {
         finder = try Self.finder(for: config, bodies: bodies, sharing: other?.finder)
         if config.embeds {
             guard let models = config.peopleModels else { throw .peopleModelsUnavailable(PeopleModels.missingReason) }
-            embedder = try Embedder(recognition: models.recognition, landmarks: models.landmarks)
+            embedder = try Embedder(recognition: models.recognition) { () throws(FaceCropError) in
+                try Self.predictor(models.landmarks, loaded: [other?.landmarker, other?.embedder?.predictor])
+            }
         } else {
             embedder = nil
         }
-        landmarker = try config.posePredictor.map { path throws(FaceCropError) in try Landmarker(path: path) }
+        let loaded = [embedder?.predictor, other?.landmarker]
+        landmarker = try config.posePredictor.map { path throws(FaceCropError) in try Self.predictor(path, loaded: loaded) }
+    }
+
+    /// dlib's predictor of the file at `path`: one already `loaded` from it,
+    /// else loaded now. One a process instead of two a worker (the pose's and
+    /// the descriptor's); measured: peak RSS with `--people --jobs 2`, 162 ->
+    /// 129 MiB on Fixtures/people, 216-224 -> 184-187 MiB on the people dev
+    /// set (docs/measurements.md, "One dlib predictor a process"). The
+    /// descriptor network stays one a worker: its forward pass writes each
+    /// layer's buffers, and sharing it under a lock was not shown not slower.
+    private static func predictor(_ path: String, loaded: [Landmarker?]) throws(FaceCropError) -> Landmarker {
+        if let same = loaded.lazy.compactMap({ $0 }).first(where: { $0.path == path }) { return same }
+        return try Landmarker(path: path)
     }
 
     /// The finder for the config's target (and, for faces, its detector).

@@ -8,13 +8,24 @@ import FaceCropCore
 extension Options {
     /// `--min-score`, else the detector's own default.
     package var effectiveMinScore: Double { minScore ?? DetectorConfig.defaultMinScore(detector) }
+
+    /// `--detect-size`, else the cascades' 1024; nil for YuNet and
+    /// CenterFace: chosen per photo (`CropSettings.detectSide`).
+    package var effectiveDetectSize: Int? { detectSize ?? Calibration.fixedDetectSize(detector) }
 }
 
 extension CropSettings {
-    /// The settings of `options`, with the detector's own minimum score
-    /// where `--min-score` is not given.
+    /// The settings of `options`, with the detector's own minimum score and
+    /// detection size where `--min-score` and `--detect-size` are not given.
     public init(_ options: Options) {
-        self.init(options, minScore: options.effectiveMinScore)
+        self.init(options, minScore: options.effectiveMinScore, detectSize: options.effectiveDetectSize)
+    }
+
+    /// The long side a photo (or a video's frames) of `longSide` pixels is
+    /// detected at: `detectSize`, else the one `Calibration.detectSize`
+    /// chooses for it. The photo and the video stages both ask here.
+    package func detectSide(longSide: Int) -> Int {
+        detectSize ?? Calibration.detectSize(kind: detector, longSide: longSide, minFace: minFace)
     }
 }
 
@@ -31,7 +42,7 @@ extension DetectorConfig {
             needsPeople: options.personOnly, needsEyes: options.align != .none, workers: options.effectiveJobs,
             embeds: options.people, peopleModels: options.people ? PeopleModels.resolve() : nil,
             posePredictor: options.target == .face ? PeopleModels.resolveLandmarks() : nil)
-        config.largestDetectSide = options.effectiveDetectSize ?? 1280
+        config.largestDetectSide = options.effectiveDetectSize ?? Calibration.largestDetectSize
         return config
     }
 }

@@ -51,22 +51,33 @@ package struct PeopleModelPaths: Sendable, Equatable {
     package var landmarks: String
 }
 
-/// dlib's landmark predictor and face descriptor network.
-/// Not thread-safe: the network keeps its buffers; owned by one `Detector`.
+/// dlib's face descriptor network, with the landmark predictor it makes
+/// the chip with. Not thread-safe: the network keeps its buffers; owned by
+/// one `Detector`. (The predictor is shared: `Landmarker`.)
 package final class Embedder {
     private let handle: OpaquePointer
+    /// The 5-point predictor (`Landmarker`, one a process).
+    package let predictor: Landmarker
     /// The side of the square the face is resampled into before dlib looks
     /// at it: the box fills half of it (150 px, about the chip's own scale),
     /// so that its landmarks and a chip turned by any angle stay inside.
     package static let regionSide = 300
 
-    package init(recognition: String, landmarks: String) throws(FaceCropError) {
+    /// Loads the network from `recognition`, then takes the predictor from
+    /// `predictor` (loaded or shared): a broken network is reported first, as before.
+    package init(recognition: String, predictor: () throws(FaceCropError) -> Landmarker) throws(FaceCropError) {
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
-        guard CFaceDetect_EmbedderNew(recognition, landmarks, &handle, &message) == 0, let handle else {
+        guard CFaceDetect_EmbedderNew(recognition, &handle, &message) == 0, let handle else {
             throw .peopleModelsUnavailable(takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
         }
         self.handle = handle
+        do {
+            self.predictor = try predictor()
+        } catch {
+            CFaceDetect_EmbedderClose(handle)
+            throw error
+        }
     }
 
     deinit { CFaceDetect_EmbedderClose(handle) }
@@ -117,7 +128,7 @@ package final class Embedder {
             out.withUnsafeMutableBufferPointer { values in
                 func call(_ five: UnsafePointer<Float>?) -> Int32 {
                     CFaceDetect_Embed(
-                        handle, pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3,
+                        handle, predictor.handle, pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * 3,
                         (Double(rgb.width) - w) / 2, (Double(rgb.height) - h) / 2, w, h, five, values.baseAddress,
                         &message)
                 }

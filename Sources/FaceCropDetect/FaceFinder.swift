@@ -49,10 +49,7 @@ package struct Subject: Sendable, Equatable {
     }
 
     package init(box: PixelRect, score: Double, eyes: EyePair? = nil, five: FaceLandmarks? = nil) {
-        self.box = box
-        self.score = score
-        self.eyes = eyes
-        self.five = five
+        (self.box, self.score, self.eyes, self.five) = (box, score, eyes, five)
     }
 }
 

@@ -3,13 +3,22 @@ import Foundation
 import FaceCropCore
 import FaceCropImaging
 
-/// dlib's 5-point landmark predictor, for the pose of faces whose detector
-/// gives no landmarks. Not thread-safe: owned by one `Detector`.
-
-package final class Landmarker {
-    private let handle: OpaquePointer
+/// dlib's 5-point landmark predictor: the pose of faces whose detector gives
+/// no landmarks, and the points the face descriptor's chip is made from
+/// (`Embedder`). One a process: every worker's detector, and its pose and
+/// descriptor, run the same one (`Detector(sharing:)`).
+///
+/// Sendable: dlib's predictor is only read once loaded (its `operator()` is
+/// const and keeps no state; dlib documents one instance as usable from many
+/// threads at once), so it needs no lock.
+package final class Landmarker: @unchecked Sendable {
+    /// Lent to `Embedder` for each descriptor; this object keeps it alive.
+    let handle: OpaquePointer
+    /// The model file, so that a detector finds the one already loaded.
+    package let path: String
 
     package init(path: String) throws(FaceCropError) {
+        self.path = path
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         guard CFaceDetect_LandmarkerNew(path, &handle, &message) == 0, let handle else {

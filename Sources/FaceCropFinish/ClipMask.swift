@@ -9,10 +9,7 @@ package struct FrameBox: Sendable, Equatable {
     package var height: Double
 
     package init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
 }
 

@@ -19,8 +19,7 @@ package enum ClipStep {
         package var face: FrameBox
 
         package init(crop: String, face: FrameBox) {
-            self.crop = crop
-            self.face = face
+            (self.crop, self.face) = (crop, face)
         }
     }
 

@@ -13,9 +13,7 @@ package struct ClipFailure: Error, Sendable {
 /// the clip.
 package final class ClipWriter {
     package let side: Int
-    private let process = Process()
-    private let input = Pipe()
-    private let stderrPath: String
+    private let process: ToolProcess
     private var finished = false
     package private(set) var frames = 0
 
@@ -23,25 +21,13 @@ package final class ClipWriter {
     /// container is given with `-f`, not taken from the name).
     package init(ffmpeg: FFmpeg, codec: ClipCodec, side: Int, fps: Int, file: String, stderrPath: String) throws(ClipFailure) {
         self.side = side
-        self.stderrPath = stderrPath
-        process.executableURL = URL(fileURLWithPath: ffmpeg.path)
-        process.arguments = Self.arguments(codec: codec, side: side, fps: fps, file: file)
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
-            let errorFile = FileHandle(forWritingAtPath: stderrPath)
-        else { throw ClipFailure(reason: "cannot create '\(stderrPath)'") }
-        process.standardError = errorFile
+        let arguments = Self.arguments(codec: codec, side: side, fps: fps, file: file)
         do {
-            try process.run()
+            process = try ToolProcess(ffmpeg, arguments, input: .pipe, output: .none, errors: .file(stderrPath))
         } catch {
-            try? errorFile.close()
-            throw ClipFailure(reason: "cannot run ffmpeg '\(ffmpeg.path)': \((error as NSError).localizedDescription)")
+            guard case .notStarted(let why) = error else { throw ClipFailure(reason: error.reason) }
+            throw ClipFailure(reason: "cannot run ffmpeg '\(ffmpeg.path)': \(why)")
         }
-        try? errorFile.close()
-        // Our copy of the pipe's read end must go, or an ffmpeg that exits
-        // early would leave writes blocked instead of failing with EPIPE.
-        try? input.fileHandleForReading.close()
     }
 
     deinit {
@@ -61,7 +47,8 @@ package final class ClipWriter {
     /// Writes one frame: `side` x `side` RGBA pixels, rows packed.
     package func write(_ rgba: [UInt8]) throws(ClipFailure) {
         precondition(rgba.count == side * side * 4)
-        let fd = input.fileHandleForWriting.fileDescriptor
+        // The pipe is there: asked for above.
+        let fd = process.input!.fileDescriptor
         let failure = rgba.withUnsafeBytes { writeFully(fd, $0) }
         if failure != 0 {
             // EPIPE: ffmpeg stopped reading. Its own message says why.
@@ -84,18 +71,15 @@ package final class ClipWriter {
     /// Stops ffmpeg (it may have written part of the file: the caller removes it).
     package func abort() {
         if finished { return }
-        if process.isRunning { process.terminate() }
+        process.signal(SIGTERM)
         _ = waitForExit()
     }
 
+    /// Ends the input and waits for ffmpeg: its exit status.
     private func waitForExit() -> Int32 {
-        if !finished {
-            finished = true
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-        }
-        return FFmpeg.status(of: process)
+        finished = true
+        return process.wait()
     }
 
-    package var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    package var stderr: String { process.loggedErrors }
 }

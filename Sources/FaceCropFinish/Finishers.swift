@@ -23,22 +23,10 @@ package struct FinishedRun: Sendable {
     /// (nil: it could not be read, and the page offers no editing).
     package var people: PeopleFile? = nil
 
-    package init(
-        output: String,
-        records: StateRecords,
-        stats: JSON,
-        temporaries: TemporaryFiles,
-        stop: StopRequest,
-        rejections: RejectionsFile? = nil,
-        people: PeopleFile? = nil
-    ) {
-        self.output = output
-        self.records = records
-        self.stats = stats
-        self.temporaries = temporaries
-        self.stop = stop
-        self.rejections = rejections
-        self.people = people
+    package init(output: String, records: StateRecords, stats: JSON, temporaries: TemporaryFiles, stop: StopRequest,
+        rejections: RejectionsFile? = nil, people: PeopleFile? = nil) {
+        (self.output, self.records, self.stats, self.temporaries) = (output, records, stats, temporaries)
+        (self.stop, self.rejections, self.people) = (stop, rejections, people)
     }
 }
 

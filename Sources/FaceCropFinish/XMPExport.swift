@@ -23,8 +23,7 @@ package enum XMPExport {
         package var box: PixelRect
 
         package init(name: String, box: PixelRect) {
-            self.name = name
-            self.box = box
+            (self.name, self.box) = (name, box)
         }
     }
 

@@ -290,9 +290,7 @@ package struct GrayImage: Sendable {
     package var pixels: [UInt8]
 
     package init(width: Int, height: Int, pixels: [UInt8]) {
-        self.width = width
-        self.height = height
-        self.pixels = pixels
+        (self.width, self.height, self.pixels) = (width, height, pixels)
     }
 }
 
@@ -303,9 +301,7 @@ package struct RGBImage: Sendable {
     package var pixels: [UInt8]
 
     package init(width: Int, height: Int, pixels: [UInt8]) {
-        self.width = width
-        self.height = height
-        self.pixels = pixels
+        (self.width, self.height, self.pixels) = (width, height, pixels)
     }
 }
 

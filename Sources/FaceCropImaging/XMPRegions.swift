@@ -26,28 +26,10 @@ package struct XMPRegions: Sendable, Equatable {
         package var unit: String?
         package var rectangle: String?
 
-        package init(
-            schema: Schema,
-            position: Int,
-            name: String? = nil,
-            type: String? = nil,
-            x: String? = nil,
-            y: String? = nil,
-            w: String? = nil,
-            h: String? = nil,
-            unit: String? = nil,
-            rectangle: String? = nil
-        ) {
-            self.schema = schema
-            self.position = position
-            self.name = name
-            self.type = type
-            self.x = x
-            self.y = y
-            self.w = w
-            self.h = h
-            self.unit = unit
-            self.rectangle = rectangle
+        package init(schema: Schema, position: Int, name: String? = nil, type: String? = nil, x: String? = nil,
+            y: String? = nil, w: String? = nil, h: String? = nil, unit: String? = nil, rectangle: String? = nil) {
+            (self.schema, self.position, self.name, self.type, self.x, self.y) = (schema, position, name, type, x, y)
+            (self.w, self.h, self.unit, self.rectangle) = (w, h, unit, rectangle)
         }
     }
 
@@ -115,15 +97,9 @@ package struct XMPRegions: Sendable, Equatable {
         deinit { CFaceDetect_XmpRegionsFree(pointer) }
     }
 
-    package init(
-        regions: [Region] = [],
-        appliedWidth: String? = nil,
-        appliedHeight: String? = nil,
-        appliedUnit: String? = nil
-    ) {
-        self.regions = regions
-        self.appliedWidth = appliedWidth
-        self.appliedHeight = appliedHeight
+    package init(regions: [Region] = [], appliedWidth: String? = nil, appliedHeight: String? = nil,
+        appliedUnit: String? = nil) {
+        (self.regions, self.appliedWidth, self.appliedHeight) = (regions, appliedWidth, appliedHeight)
         self.appliedUnit = appliedUnit
     }
 }

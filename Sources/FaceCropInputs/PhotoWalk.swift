@@ -137,15 +137,15 @@ public struct PhotoWalk: Sequence {
             return .photo(photo)
         }
 
-        private func problem(_ source: String, _ reason: String) -> Entry {
-            .item(.problem(FindProblem(inputIndex: input, label: walk.labels[input], source: source, reason: reason)))
+        private func problem(_ source: String, _ reason: String, unreadable: Bool = false) -> Entry {
+            .item(.problem(FindProblem(inputIndex: input, label: walk.labels[input], source: source, reason: reason, unreadable: unreadable)))
         }
 
         /// A folder's entries, checked and sorted in manifest order, with the
         /// rules of the photo library it is part of (`Libraries`).
         private func list(_ folder: [UInt8], relative: String, role: Libraries.Role) -> [Entry] {
             guard let directory = FileName.withCPath(folder, { opendir($0) }) else {
-                return [problem(relative.isEmpty ? "." : relative, "cannot read folder: \(systemError(errno))")]
+                return [problem(relative.isEmpty ? "." : relative, "cannot read folder: \(systemError(errno))", unreadable: true)]
             }
             let names = readNames(directory)
             let texts = names.map(FileName.text)
@@ -250,12 +250,12 @@ public struct PhotoWalk: Sequence {
             if finder.isExcluded(name: name, relative: rel) { return nil }
             var info = stat()
             guard FileName.withCPath(path, { lstat($0, &info) }) == 0 else {
-                return problem(rel, "cannot read: \(systemError(errno))")
+                return problem(rel, "cannot read: \(systemError(errno))", unreadable: true)
             }
             if (info.st_mode & S_IFMT) == S_IFLNK {
                 guard finder.followLinks else { return nil }
                 guard FileName.withCPath(path, { stat($0, &info) }) == 0 else {
-                    return problem(rel, "broken symbolic link: \(systemError(errno))")
+                    return problem(rel, "broken symbolic link: \(systemError(errno))", unreadable: true)
                 }
             }
             switch info.st_mode & S_IFMT {
@@ -265,7 +265,7 @@ public struct PhotoWalk: Sequence {
                 if visiting.contains(identity) { return problem(rel, "symbolic link loop; skipped") }
                 // Opened now so that a folder that cannot be read sorts by its name.
                 guard let directory = FileName.withCPath(path, { opendir($0) }) else {
-                    return problem(rel, "cannot read folder: \(systemError(errno))")
+                    return problem(rel, "cannot read folder: \(systemError(errno))", unreadable: true)
                 }
                 closedir(directory)
                 return .folder(path: path, relative: rel, identity: identity, role: role)

@@ -18,10 +18,7 @@ package struct ManifestLines: Sequence {
         package var crop: String
 
         package init(text: String, object: [String: Any], status: String, crop: String) {
-            self.text = text
-            self.object = object
-            self.status = status
-            self.crop = crop
+            (self.text, self.object, self.status, self.crop) = (text, object, status, crop)
         }
     }
 

@@ -67,27 +67,11 @@ package struct ShardRuns {
         String(format: "%.1f s from the first shard's start to the last one's finish, %.1f s of processing, merged in %.1f s", wall, processing, merge)
     }
 
-    package init(
-        shards: Int = 0,
-        photos: Int = 0,
-        processing: Double = 0.0,
-        started: Double? = nil,
-        finished: Double? = nil,
-        jobs: Int = 0,
-        processed: Int = 0,
-        reused: Int = 0,
-        removed: Int = 0,
-        merge: Double = 0.0
-    ) {
-        self.shards = shards
-        self.photos = photos
-        self.processing = processing
-        self.started = started
-        self.finished = finished
-        self.jobs = jobs
-        self.processed = processed
-        self.reused = reused
-        self.removed = removed
-        self.merge = merge
+    package init(shards: Int = 0, photos: Int = 0, processing: Double = 0.0, started: Double? = nil,
+        finished: Double? = nil, jobs: Int = 0, processed: Int = 0, reused: Int = 0, removed: Int = 0,
+        merge: Double = 0.0) {
+        (self.shards, self.photos, self.processing, self.started) = (shards, photos, processing, started)
+        (self.finished, self.jobs, self.processed, self.reused) = (finished, jobs, processed, reused)
+        (self.removed, self.merge) = (removed, merge)
     }
 }

@@ -209,29 +209,11 @@ package struct Stats {
         return line + " -> '\(output)'"
     }
 
-    package init(
-        settings: JSON,
-        settingsHash: String,
-        counts: RunCounts,
-        elapsed: Double,
-        jobs: Int,
-        interrupted: Bool,
-        removed: Int,
-        shard: Shard? = nil,
-        finishedAt: Double = Date().timeIntervalSince1970,
-        shardRuns: ShardRuns? = nil,
-        splitNames: [String] = []
-    ) {
-        self.settings = settings
-        self.settingsHash = settingsHash
-        self.counts = counts
-        self.elapsed = elapsed
-        self.jobs = jobs
-        self.interrupted = interrupted
-        self.removed = removed
-        self.shard = shard
-        self.finishedAt = finishedAt
-        self.shardRuns = shardRuns
-        self.splitNames = splitNames
+    package init(settings: JSON, settingsHash: String, counts: RunCounts, elapsed: Double, jobs: Int,
+        interrupted: Bool, removed: Int, shard: Shard? = nil, finishedAt: Double = Date().timeIntervalSince1970,
+        shardRuns: ShardRuns? = nil, splitNames: [String] = []) {
+        (self.settings, self.settingsHash, self.counts, self.elapsed) = (settings, settingsHash, counts, elapsed)
+        (self.jobs, self.interrupted, self.removed, self.shard) = (jobs, interrupted, removed, shard)
+        (self.finishedAt, self.shardRuns, self.splitNames) = (finishedAt, shardRuns, splitNames)
     }
 }

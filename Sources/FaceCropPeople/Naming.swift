@@ -10,9 +10,7 @@ package struct NamingFace: Sendable, Equatable {
     package var embedding: ArraySlice<Float>
 
     package init(_ handle: Rejection, person: String?, embedding: ArraySlice<Float> = []) {
-        self.handle = handle
-        self.person = person
-        self.embedding = embedding
+        (self.handle, self.person, self.embedding) = (handle, person, embedding)
     }
 
     package init(_ handle: Rejection, person: String?, embedding: [Float]) {

@@ -12,8 +12,7 @@ public struct FaceHandle: Sendable, Hashable {
     public var box: PixelRect
 
     package init(sha256: String, box: PixelRect) {
-        self.sha256 = sha256
-        self.box = box
+        (self.sha256, self.box) = (sha256, box)
     }
 }
 
@@ -42,24 +41,10 @@ public struct PeopleGrouping: Sendable {
         /// 1: a record made before the quality record).
         package var quality = 1.0
 
-        package init(
-            handle: FaceHandle,
-            row: Int,
-            person: String? = nil,
-            previous: String? = nil,
-            group: String? = nil,
-            track: String? = nil,
-            frame: Int? = nil,
-            quality: Double = 1.0
-        ) {
-            self.handle = handle
-            self.row = row
-            self.person = person
-            self.previous = previous
-            self.group = group
-            self.track = track
-            self.frame = frame
-            self.quality = quality
+        package init(handle: FaceHandle, row: Int, person: String? = nil, previous: String? = nil,
+            group: String? = nil, track: String? = nil, frame: Int? = nil, quality: Double = 1.0) {
+            (self.handle, self.row, self.person, self.previous, self.group) = (handle, row, person, previous, group)
+            (self.track, self.frame, self.quality) = (track, frame, quality)
         }
     }
 
@@ -88,9 +73,7 @@ public struct PeopleGrouping: Sendable {
     }
 
     package init(faces: [Face], embeddings: [Float], nextNumber: Int, sidecarNames: [Int: String] = [:]) {
-        self.faces = faces
-        self.embeddings = embeddings
-        self.nextNumber = nextNumber
+        (self.faces, self.embeddings, self.nextNumber) = (faces, embeddings, nextNumber)
         self.sidecarNames = sidecarNames
     }
 }

@@ -24,24 +24,10 @@ package struct PeopleListing: Sendable {
         package var note: String { Rejection.note(photo: photo, face: face) }
         package var side: Int { max(handle.box.width, handle.box.height) }
 
-        package init(
-            number: Int,
-            crop: String,
-            photo: String,
-            face: Int,
-            handle: Rejection,
-            sharpness: Double,
-            person: String? = nil,
-            quality: Double? = nil
-        ) {
-            self.number = number
-            self.crop = crop
-            self.photo = photo
-            self.face = face
-            self.handle = handle
-            self.sharpness = sharpness
-            self.person = person
-            self.quality = quality
+        package init(number: Int, crop: String, photo: String, face: Int, handle: Rejection, sharpness: Double,
+            person: String? = nil, quality: Double? = nil) {
+            (self.number, self.crop, self.photo, self.face, self.handle) = (number, crop, photo, face, handle)
+            (self.sharpness, self.person, self.quality) = (sharpness, person, quality)
         }
     }
 

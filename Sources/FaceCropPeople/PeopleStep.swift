@@ -27,9 +27,7 @@ package enum PeopleStep {
         package var keep: Set<String> = []
 
         package init(split: SplitSpec? = nil, splitByPerson: Bool = false, keep: Set<String> = []) {
-            self.split = split
-            self.splitByPerson = splitByPerson
-            self.keep = keep
+            (self.split, self.splitByPerson, self.keep) = (split, splitByPerson, keep)
         }
     }
 
@@ -64,9 +62,7 @@ package enum PeopleStep {
         package var quiet = false
 
         package init(file: PeopleFile = PeopleFile(), path: String = PeopleFile.defaultName, quiet: Bool = false) {
-            self.file = file
-            self.path = path
-            self.quiet = quiet
+            (self.file, self.path, self.quiet) = (file, path, quiet)
         }
     }
 

@@ -36,8 +36,7 @@ package enum DecodeStage {
         // once, at full size, within the gate's byte budget, the detection
         // copy is made from that and the crops are cut from it: one decode,
         // not two.
-        let detectSide = settings.detectSize
-            ?? Calibration.detectSize(kind: settings.detector, longSide: max(header.width, header.height), minFace: settings.minFace)
+        let detectSide = settings.detectSide(longSide: max(header.width, header.height))
         let detectScale = min(1, Double(detectSide) / Double(max(header.width, header.height)))
         var whole: Picture?
         let small: Picture

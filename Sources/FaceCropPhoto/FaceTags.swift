@@ -12,9 +12,7 @@ package struct FaceTag: Sendable, Equatable {
     package var file = ""
 
     package init(name: String? = nil, box: PixelRect, file: String = "") {
-        self.name = name
-        self.box = box
-        self.file = file
+        (self.name, self.box, self.file) = (name, box, file)
     }
 }
 
@@ -52,9 +50,7 @@ package enum FaceTags {
         package var height: Int { turned ? storedWidth : storedHeight }
 
         package init(storedWidth: Int, storedHeight: Int, orientation: Int) {
-            self.storedWidth = storedWidth
-            self.storedHeight = storedHeight
-            self.orientation = orientation
+            (self.storedWidth, self.storedHeight, self.orientation) = (storedWidth, storedHeight, orientation)
         }
     }
 

@@ -162,18 +162,10 @@ package struct WriteStage {
         }
     }
 
-    package init(
-        settings: CropSettings,
-        outputRoot: String,
-        temporaries: TemporaryFiles,
-        journal: Journal? = nil,
-        gate: DecodeGate
-    ) {
-        self.settings = settings
-        self.outputRoot = outputRoot
-        self.temporaries = temporaries
-        self.journal = journal
-        self.gate = gate
+    package init(settings: CropSettings, outputRoot: String, temporaries: TemporaryFiles, journal: Journal? = nil,
+        gate: DecodeGate) {
+        (self.settings, self.outputRoot, self.temporaries) = (settings, outputRoot, temporaries)
+        (self.journal, self.gate) = (journal, gate)
     }
 }
 

@@ -40,9 +40,7 @@ package struct PickCandidate: Sendable {
         package var roll: Double
 
         package init(yaw: Double, pitch: Double, roll: Double) {
-            self.yaw = yaw
-            self.pitch = pitch
-            self.roll = roll
+            (self.yaw, self.pitch, self.roll) = (yaw, pitch, roll)
         }
     }
 
@@ -62,52 +60,17 @@ package struct PickCandidate: Sendable {
     /// The photo this crop comes from, as one key (`input/source`).
     package var photoKey: String { input.isEmpty ? source : input + "/" + source }
 
-    package init(
-        number: Int,
-        source: String,
-        sourceBytes: [UInt8]? = nil,
-        input: String,
-        face: Int,
-        crop: String,
-        person: String? = nil,
-        box: PixelRect,
-        width: Int? = nil,
-        height: Int? = nil,
-        sha256: String? = nil,
-        sharpness: Double,
-        phash: PerceptualHash? = nil,
-        photoHash: PerceptualHash? = nil,
-        taken: String? = nil,
-        pose: Pose? = nil,
-        facePixels: Double? = nil,
-        faceQuality: Double? = nil,
-        qualityReason: String? = nil,
-        embedding: Int? = nil,
-        track: Int? = nil,
-        isVideo: Bool
-    ) {
-        self.number = number
-        self.source = source
-        self.sourceBytes = sourceBytes
-        self.input = input
-        self.face = face
-        self.crop = crop
-        self.person = person
-        self.box = box
-        self.width = width
-        self.height = height
-        self.sha256 = sha256
-        self.sharpness = sharpness
-        self.phash = phash
-        self.photoHash = photoHash
-        self.taken = taken
-        self.pose = pose
-        self.facePixels = facePixels
-        self.faceQuality = faceQuality
-        self.qualityReason = qualityReason
-        self.embedding = embedding
-        self.track = track
-        self.isVideo = isVideo
+    package init(number: Int, source: String, sourceBytes: [UInt8]? = nil, input: String, face: Int, crop: String,
+        person: String? = nil, box: PixelRect, width: Int? = nil, height: Int? = nil, sha256: String? = nil,
+        sharpness: Double, phash: PerceptualHash? = nil, photoHash: PerceptualHash? = nil, taken: String? = nil,
+        pose: Pose? = nil, facePixels: Double? = nil, faceQuality: Double? = nil, qualityReason: String? = nil,
+        embedding: Int? = nil, track: Int? = nil, isVideo: Bool) {
+        (self.number, self.source, self.sourceBytes, self.input) = (number, source, sourceBytes, input)
+        (self.face, self.crop, self.person, self.box, self.width) = (face, crop, person, box, width)
+        (self.height, self.sha256, self.sharpness, self.phash) = (height, sha256, sharpness, phash)
+        (self.photoHash, self.taken, self.pose, self.facePixels) = (photoHash, taken, pose, facePixels)
+        (self.faceQuality, self.qualityReason, self.embedding) = (faceQuality, qualityReason, embedding)
+        (self.track, self.isVideo) = (track, isVideo)
     }
 }
 

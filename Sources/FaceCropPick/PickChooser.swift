@@ -11,20 +11,10 @@ package struct PickChoice: Sendable {
     /// Sentences for pick.json.
     package var why: [String]
 
-    package init(
-        candidate: PickCandidate,
-        score: Double,
-        scoreSource: PickScore.Source,
-        bin: PoseBin,
-        others: [Int],
-        why: [String]
-    ) {
-        self.candidate = candidate
-        self.score = score
-        self.scoreSource = scoreSource
-        self.bin = bin
-        self.others = others
-        self.why = why
+    package init(candidate: PickCandidate, score: Double, scoreSource: PickScore.Source, bin: PoseBin, others: [Int],
+        why: [String]) {
+        (self.candidate, self.score, self.scoreSource, self.bin) = (candidate, score, scoreSource, bin)
+        (self.others, self.why) = (others, why)
     }
 }
 
@@ -118,8 +108,7 @@ package struct Usage {
     package var perTrack = 1
 
     package init(poorBelow: Double, perTrack: Int) {
-        self.poorBelow = poorBelow
-        self.perTrack = perTrack
+        (self.poorBelow, self.perTrack) = (poorBelow, perTrack)
     }
 
     package static let unknownDate = "unknown"

@@ -101,45 +101,11 @@ package struct FFmpeg: Sendable, Equatable {
     /// (keep it small); its stderr goes to `stderrPath`, or is read along
     /// with stdout when nil.
     package func run(_ arguments: [String], stderrPath: String?) throws(WriteFailure) -> FFmpegRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        process.standardOutput = output
-        var errorFile: FileHandle?
-        if let stderrPath {
-            guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
-                let handle = FileHandle(forWritingAtPath: stderrPath)
-            else { throw WriteFailure(reason: "cannot create '\(stderrPath)'") }
-            errorFile = handle
-            process.standardError = handle
-        } else {
-            process.standardError = output
-        }
         do {
-            try process.run()
+            return try ToolProcess(self, arguments, errors: stderrPath.map { .file($0) } ?? .withOutput).collect()
         } catch {
-            try? errorFile?.close()
-            throw WriteFailure(reason: (error as NSError).localizedDescription)
+            throw WriteFailure(reason: error.reason)
         }
-        try? errorFile?.close()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        var stdout = [UInt8](bytes)
-        var stderr = ""
-        if let stderrPath {
-            stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        } else {
-            stderr = String(decoding: stdout, as: UTF8.self)
-            stdout = []
-        }
-        return FFmpegRun(status: Self.status(of: process), stdout: stdout, stderr: stderr)
-    }
-
-    /// The exit status, or 128 + the signal that killed it.
-    package static func status(of process: Process) -> Int32 {
-        process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 
     /// The end of ffmpeg's stderr, for an error message: ": <last lines>",

@@ -22,7 +22,7 @@ package struct VideoFrame {
 package final class FrameReader {
     package let width: Int
     package let height: Int
-    private let process = Process()
+    private let process: ToolProcess
     private let output: FileHandle
     private let log: ShowInfoLog
     private var buffer: [UInt8]
@@ -50,20 +50,14 @@ package final class FrameReader {
         }
         arguments += ["-fps_mode", "passthrough"]
         arguments += ["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]
-        process.executableURL = URL(fileURLWithPath: tools.ffmpeg.path)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let out = Pipe()
-        let errors = Pipe()
-        process.standardOutput = out
-        process.standardError = errors
         do {
-            try process.run()
+            process = try ToolProcess(tools.ffmpeg, arguments, errors: .pipe)
         } catch {
-            throw VideoMessage.cannotRun(source, tool: tools.ffmpeg.path, why: (error as NSError).localizedDescription)
+            throw VideoMessage.cannotRun(source, tool: tools.ffmpeg.path, why: error.reason)
         }
-        output = out.fileHandleForReading
-        log = ShowInfoLog(errors.fileHandleForReading, path: path)
+        // Both pipes are there: asked for above.
+        output = process.output!
+        log = ShowInfoLog(process.errors!, path: path)
     }
 
     deinit { cancel() }
@@ -141,8 +135,7 @@ package final class FrameReader {
 
     /// Waits for ffmpeg; throws unless it read the video to its end.
     package func finish() throws(FaceCropError) {
-        process.waitUntilExit()
-        let status = FFmpeg.status(of: process)
+        let status = process.wait()
         guard status == 0 else {
             throw VideoMessage.ffmpegStopped(source, status: String(status), details: log.failure())
         }
@@ -152,8 +145,8 @@ package final class FrameReader {
     /// SIGTERM: on SIGTERM ffmpeg finishes its output first, into the pipe
     /// no one reads any more, and never exits.
     package func cancel() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        _ = process.wait()
     }
 }
 

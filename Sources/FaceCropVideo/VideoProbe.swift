@@ -17,49 +17,13 @@ package struct VideoTools: Sendable, Equatable {
         return VideoTools(ffmpeg: ffmpeg, ffprobe: FFmpeg(path: probe))
     }
 
-    /// Runs ffprobe to completion, its stdout and stderr read apart (stderr
-    /// on a thread of its own, so neither pipe fills and stalls it).
+    /// Runs ffprobe to completion, its stdout and stderr read apart.
     package func probe(_ arguments: [String], source: String) throws(FaceCropError) -> FFmpegRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffprobe.path)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
         do {
-            try process.run()
+            return try ToolProcess(ffprobe, arguments, errors: .pipe).collect()
         } catch {
-            throw VideoMessage.cannotRun(source, tool: ffprobe.path, why: (error as NSError).localizedDescription)
+            throw VideoMessage.cannotRun(source, tool: ffprobe.path, why: error.reason)
         }
-        let stderr = ErrorText()
-        let reader = Thread { stderr.take(errors.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return FFmpegRun(status: FFmpeg.status(of: process), stdout: [UInt8](bytes), stderr: stderr.wait())
-    }
-}
-
-/// Text a thread reads from a pipe, handed to the one that waits for it.
-package final class ErrorText: @unchecked Sendable {
-    // Sendable by its condition: `text` is touched only while it is held.
-    private let condition = NSCondition()
-    private var text: String?
-
-    package func take(_ data: Data) {
-        condition.lock()
-        text = String(decoding: data, as: UTF8.self)
-        condition.signal()
-        condition.unlock()
-    }
-
-    package func wait() -> String {
-        condition.lock()
-        defer { condition.unlock() }
-        while text == nil { condition.wait() }
-        return text ?? ""
     }
 }
 
@@ -193,25 +157,10 @@ package struct VideoProbe: Equatable {
         return times
     }
 
-    package init(
-        stream: Int,
-        storedWidth: Int,
-        storedHeight: Int,
-        rotation: Int,
-        timeBase: (num: Int, den: Int),
-        duration: Double? = nil,
-        transfer: String,
-        pixelFormat: String,
-        taken: CaptureTime? = nil
-    ) {
-        self.stream = stream
-        self.storedWidth = storedWidth
-        self.storedHeight = storedHeight
-        self.rotation = rotation
-        self.timeBase = timeBase
-        self.duration = duration
-        self.transfer = transfer
-        self.pixelFormat = pixelFormat
-        self.taken = taken
+    package init(stream: Int, storedWidth: Int, storedHeight: Int, rotation: Int, timeBase: (num: Int, den: Int),
+        duration: Double? = nil, transfer: String, pixelFormat: String, taken: CaptureTime? = nil) {
+        (self.stream, self.storedWidth, self.storedHeight) = (stream, storedWidth, storedHeight)
+        (self.rotation, self.timeBase, self.duration, self.transfer) = (rotation, timeBase, duration, transfer)
+        (self.pixelFormat, self.taken) = (pixelFormat, taken)
     }
 }

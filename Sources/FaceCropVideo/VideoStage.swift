@@ -102,16 +102,9 @@ package struct VideoStage: Sendable {
         return record
     }
 
-    package init(
-        tools: VideoTools? = nil,
-        toolsProblem: String? = nil,
-        stop: StopRequest? = nil,
-        cores: CoreShare? = nil
-    ) {
-        self.tools = tools
-        self.toolsProblem = toolsProblem
-        self.stop = stop
-        self.cores = cores
+    package init(tools: VideoTools? = nil, toolsProblem: String? = nil, stop: StopRequest? = nil,
+        cores: CoreShare? = nil) {
+        (self.tools, self.toolsProblem, self.stop, self.cores) = (tools, toolsProblem, stop, cores)
     }
 }
 
@@ -151,8 +144,7 @@ package struct VideoInput {
         split = settings.split?.split(forSHA256: bytes.sha256)
         prefix = (split.map { $0 + "/" } ?? "") + photo.outputPrefix
         full = (width: probe.width, height: probe.height)
-        let side = settings.detectSize
-            ?? Calibration.detectSize(kind: settings.detector, longSide: max(full.width, full.height), minFace: settings.minFace)
+        let side = settings.detectSide(longSide: max(full.width, full.height))
         small = VideoStage.detectionSize(full, side: side)
     }
 

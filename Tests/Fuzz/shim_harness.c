@@ -348,16 +348,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             uint8_t *rgb = malloc(300 * 300 * 3);
             if (CVipsShim_WarpRGB(image, &region, rgb, 300 * 300 * 3, &message) == CVipsShim_OK) {
                 float *out = descriptors[described % 64];
-                if (CFaceDetect_Embed(embedder, rgb, 300, 300, 900, 75, 75, 150, 150, NULL, out, &message) == CFaceDetect_OK) {
+                if (CFaceDetect_Embed(embedder, landmarker, rgb, 300, 300, 900, 75, 75, 150, 150, NULL, out, &message) ==
+                    CFaceDetect_OK) {
                     described++;
                 } else {
                     CFaceDetect_Free(message);
                 }
                 message = NULL;
-                // The detector's five points instead (FACECROP_CHIP_LANDMARKS=detector):
-                // a face's, one reaching past the region's edge (these two run the
-                // network, so on the first image only), all in one place (no chip:
-                // an error) and one not a number (an error).
+                // The detector's five points instead (FACECROP_CHIP_LANDMARKS=detector): a face's, one
+                // reaching past the region's edge (these two run the network, so on the first image
+                // only), all in one place (no chip: an error) and one not a number (an error).
                 static int pointsEmbedded = 0;
                 const float five[4][10] = {
                     {120, 130, 180, 130, 150, 165, 125, 195, 175, 195},
@@ -366,7 +366,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     {120, 130, 180, 130, NAN, 165, 125, 195, 175, 195},
                 };
                 for (int p = pointsEmbedded++ ? 2 : 0; p < 4; p++) {
-                    if (CFaceDetect_Embed(embedder, rgb, 300, 300, 900, 75, 75, 150, 150, five[p], out, &message) ==
+                    if (CFaceDetect_Embed(embedder, NULL, rgb, 300, 300, 900, 75, 75, 150, 150, five[p], out, &message) ==
                         CFaceDetect_OK) {
                         described++;
                     } else {
@@ -446,19 +446,18 @@ int main(int argc, char **argv) {
         snprintf(recognition, sizeof recognition, "%s/dlib_face_recognition_resnet_model_v1.dat", models);
         snprintf(landmarks, sizeof landmarks, "%s/shape_predictor_5_face_landmarks.dat", models);
         char *message = NULL;
-        if (CFaceDetect_EmbedderNew(recognition, landmarks, &embedder, &message) != CFaceDetect_OK) {
-            fprintf(stderr, "embedder: %s\n", message ? message : "?");
+        if (CFaceDetect_EmbedderNew(recognition, &embedder, &message) != CFaceDetect_OK ||
+            CFaceDetect_LandmarkerNew(landmarks, &landmarker, &message) != CFaceDetect_OK) {
+            fprintf(stderr, "dlib: %s\n", message ? message : "?");
             exit(2);
         }
-        if (CFaceDetect_LandmarkerNew(landmarks, &landmarker, &message) != CFaceDetect_OK) {
-            fprintf(stderr, "landmarker: %s\n", message ? message : "?");
-            exit(2);
-        }
-        // A landmark file given as the network, and no file at all: errors, not crashes.
+        // A landmark file given as the network, the network as the predictor, no file: errors, not crashes.
         CFaceDetect_Embedder *wrong = NULL;
-        if (CFaceDetect_EmbedderNew(landmarks, landmarks, &wrong, &message) == CFaceDetect_OK) exit(3);
+        if (CFaceDetect_EmbedderNew(landmarks, &wrong, &message) == CFaceDetect_OK) exit(3);
         CFaceDetect_Free(message);
-        if (CFaceDetect_EmbedderNew("/nonexistent", landmarks, &wrong, &message) == CFaceDetect_OK) exit(3);
+        if (CFaceDetect_LandmarkerNew(recognition, &(CFaceDetect_Landmarker *){NULL}, &message) == CFaceDetect_OK) exit(3);
+        CFaceDetect_Free(message);
+        if (CFaceDetect_EmbedderNew("/nonexistent", &wrong, &message) == CFaceDetect_OK) exit(3);
         CFaceDetect_Free(message);
     }
     for (int i = 1; i < argc; i++) {

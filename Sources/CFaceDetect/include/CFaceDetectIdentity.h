@@ -4,37 +4,39 @@
 #define CFACEDETECT_IDENTITY_H
 
 #include "CFaceDetectCommon.h"
+#include "CFaceDetectQuality.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// dlib's face descriptor: its 5-point landmark predictor and its ResNet
-/// (128 numbers a face; two faces of one person lie within about 0.6 of each
-/// other). Not thread-safe: the network keeps its buffers; one per worker.
+/// dlib's face descriptor: its ResNet (128 numbers a face; two faces of one
+/// person lie within about 0.6 of each other), with dlib's 5-point landmark
+/// predictor (a CFaceDetect_Landmarker, CFaceDetectQuality.h) to make the chip.
+/// Not thread-safe: the network keeps its buffers; one per worker.
 typedef struct CFaceDetect_Embedder CFaceDetect_Embedder;
 
 /// Dimensions of a descriptor.
 #define CFaceDetect_EmbeddingSize 128
 
-/// Loads `recognition` (dlib_face_recognition_resnet_model_v1.dat) and
-/// `landmarks` (shape_predictor_5_face_landmarks.dat). Sets the BLAS library's
-/// own threads to 1 (OpenBLAS), as the caller's workers are the parallelism.
-int CFaceDetect_EmbedderNew(const char *recognition, const char *landmarks, CFaceDetect_Embedder **embedder,
-                            char **message);
+/// Loads `recognition` (dlib_face_recognition_resnet_model_v1.dat). Sets the
+/// BLAS library's own threads to 1 (OpenBLAS), as the caller's workers are the
+/// parallelism.
+int CFaceDetect_EmbedderNew(const char *recognition, CFaceDetect_Embedder **embedder, char **message);
 
 /// The descriptor of the face in `box_*` (pixels of the given 8-bit RGB
-/// image, `stride` bytes a row): dlib's five points found in the box, the
-/// 150 px chip with padding 0.25 they define, and the network on it. Writes
-/// CFaceDetect_EmbeddingSize floats to `out`. With `points` (NULL: none), 10
-/// floats in the image's pixels (x, y of the left-in-image eye centre, the
-/// right eye centre, the nose tip, the left and right mouth corners, as YuNet
-/// and CenterFace give them), the chip is made from those instead: the
-/// similarity transform (least squares) that puts them where they lie on
-/// average in dlib's chip; the predictor is not run and the box is unused.
-int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const uint8_t *rgb, int width, int height, size_t stride,
-                      double box_x, double box_y, double box_width, double box_height, const float *points,
-                      float *out, char **message);
+/// image, `stride` bytes a row): the five points `landmarks` finds in the box,
+/// the 150 px chip with padding 0.25 they define, and the network on it.
+/// Writes CFaceDetect_EmbeddingSize floats to `out`. With `points` (NULL:
+/// none), 10 floats in the image's pixels (x, y of the left-in-image eye
+/// centre, the right eye centre, the nose tip, the left and right mouth
+/// corners, as YuNet and CenterFace give them), the chip is made from those
+/// instead: the similarity transform (least squares) that puts them where
+/// they lie on average in dlib's chip; the predictor is not run (`landmarks`
+/// may be NULL) and the box is unused.
+int CFaceDetect_Embed(CFaceDetect_Embedder *embedder, const CFaceDetect_Landmarker *landmarks, const uint8_t *rgb,
+                      int width, int height, size_t stride, double box_x, double box_y, double box_width,
+                      double box_height, const float *points, float *out, char **message);
 
 void CFaceDetect_EmbedderClose(CFaceDetect_Embedder *embedder);
 

@@ -38,8 +38,10 @@ int CFaceDetect_Pose(const float *points, int kind, int width, int height, doubl
 int CFaceDetect_Exposure(const uint8_t *gray, int width, int height, size_t stride, int x, int y, int box_width,
                          int box_height, double *mean, double *dark, double *bright, double *blockiness);
 
-/// dlib's 5-point landmark predictor (shape_predictor_5_face_landmarks.dat)
-/// alone. Not thread-safe: one per worker.
+/// dlib's 5-point landmark predictor (shape_predictor_5_face_landmarks.dat),
+/// for the pose and for the face descriptor's chip (CFaceDetect_Embed).
+/// Thread-safe once loaded: dlib's shape_predictor is only read when it runs,
+/// so one per process serves every worker.
 typedef struct CFaceDetect_Landmarker CFaceDetect_Landmarker;
 
 int CFaceDetect_LandmarkerNew(const char *path, CFaceDetect_Landmarker **landmarker, char **message);
@@ -49,7 +51,7 @@ int CFaceDetect_LandmarkerNew(const char *path, CFaceDetect_Landmarker **landmar
 /// corner of the eye nearer the image's right, outer and inner corner of the
 /// other eye, the base of the nose. The mean of the points found on the image
 /// and (mirrored back) on its mirror image, so a mirrored face gets mirrored points.
-int CFaceDetect_LandmarkerFind(CFaceDetect_Landmarker *landmarker, const uint8_t *gray, int width, int height,
+int CFaceDetect_LandmarkerFind(const CFaceDetect_Landmarker *landmarker, const uint8_t *gray, int width, int height,
                                size_t stride, int x, int y, int box_width, int box_height, float *points,
                                char **message);
 

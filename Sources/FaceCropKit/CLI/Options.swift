@@ -96,6 +96,9 @@ public enum OptionTable {
         },
         .flag(["--overwrite"], "Process every photo again, even those unchanged since the last run.") { $0.overwrite = true },
         .flag(["--no-prune"], "Keep the crops of photos that are gone from the inputs (default: remove them).") { $0.prune = false },
+        .flag(["--allow-removals"], "Remove the crops of photos that are gone even when that is more than half of the dataset's crops, or every crop of an input folder that is now empty (default: such a run stops before changing anything, exit 75). Removed crops cannot be brought back.") {
+            $0.allowRemovals = true
+        },
         .value(["--rejections"], "FILE", "Faces rejected by a person, one '<photo sha256> <x>,<y>,<w>,<h>' a line (a video's face: then 't=<seconds>', and its whole track is rejected): no crop, status rejected (default: <output>/rejections.txt).") {
             $0.rejections = $1
         },

@@ -17,8 +17,7 @@ package actor Progress {
     private var warnedNames: Set<String> = []
 
     package init(total: Int, showBar: Bool) {
-        self.total = total
-        self.showBar = showBar
+        (self.total, self.showBar) = (total, showBar)
     }
 
     package func record(_ record: PhotoRecord) {

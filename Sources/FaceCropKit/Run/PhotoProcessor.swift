@@ -191,25 +191,12 @@ package struct PhotoProcessor: Sendable {
         return records
     }
 
-    package init(
-        settings: CropSettings,
-        outputRoot: String,
-        temporaries: TemporaryFiles,
-        diagnosis: DiagnosisLock = DiagnosisLock(),
-        fullDecodes: DecodeGate = DecodeGate(),
-        journal: Journal? = nil,
-        rejections: RejectionsFile = RejectionsFile(),
-        dates: DateRange = DateRange(),
-        video: VideoStage = VideoStage()
-    ) {
-        self.settings = settings
-        self.outputRoot = outputRoot
-        self.temporaries = temporaries
-        self.diagnosis = diagnosis
-        self.fullDecodes = fullDecodes
-        self.journal = journal
-        self.rejections = rejections
-        self.dates = dates
-        self.video = video
+    package init(settings: CropSettings, outputRoot: String, temporaries: TemporaryFiles,
+        diagnosis: DiagnosisLock = DiagnosisLock(), fullDecodes: DecodeGate = DecodeGate(), journal: Journal? = nil,
+        rejections: RejectionsFile = RejectionsFile(), dates: DateRange = DateRange(),
+        video: VideoStage = VideoStage()) {
+        (self.settings, self.outputRoot, self.temporaries) = (settings, outputRoot, temporaries)
+        (self.diagnosis, self.fullDecodes, self.journal) = (diagnosis, fullDecodes, journal)
+        (self.rejections, self.dates, self.video) = (rejections, dates, video)
     }
 }

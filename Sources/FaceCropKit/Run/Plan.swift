@@ -21,6 +21,7 @@ package enum Plan {
         let options = setup.options
         let state = StateIndex(path: setup.store.statePath)
         let journal = JournalContents(path: setup.store.journalPath, settingsHash: setup.settingsHash)
+        try RemovalGuard.check(setup, state: state, journal: journal)
         if options.recordDeletions && !setup.readOnly {
             setup.recordedDeletions = try DeletedCrops.record(journal: journal, setup: &setup, temporaries: temporaries)
         }
@@ -30,6 +31,7 @@ package enum Plan {
         var rules = PlanJoin.Rules(
             overwrite: options.overwrite, retryErrors: !options.check, stateCurrent: state.settingsHash == setup.settingsHash,
             cropExists: { access(output + "/" + $0, F_OK) == 0 }, rejections: setup.rejections)
+        if let shard = options.shard { rules.owns = { shard.owns(label: $0, source: $1) } }
         // --dedup: whether the dataset's faces change is known only at the
         // end of the plan, so a first pass finds out (it stops at the first change).
         // --keep-person likewise: a face left out may be of a kept person now.
@@ -67,7 +69,8 @@ package enum Plan {
             while let item = walk.next() {
                 switch item {
                 case .photo(let photo): if shard.owns(label: photo.label, source: photo.source) { return item }
-                case .problem(let problem): if shard.owns(label: problem.label, source: problem.source) { return item }
+                // One that cannot be read, for every shard: records of its photos may be any shard's (`PlanJoin.Rules.owns`).
+                case .problem(let problem): if problem.unreadable || shard.owns(label: problem.label, source: problem.source) { return item }
                 }
             }
             return nil

@@ -47,6 +47,9 @@ package final class PlanFeed: IteratorProtocol {
         return work.item
     }
 
+    /// The oldest taken step, not yet recorded.
+    var oldest: PlanWork? { pending.first }
+
     /// The oldest taken step has been recorded.
     package func recorded() { pending.removeFirst() }
 

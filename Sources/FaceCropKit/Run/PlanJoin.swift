@@ -47,21 +47,15 @@ package struct PlanJoin: IteratorProtocol {
         /// photos with duplicate faces are processed again and every face
         /// has its crop before the faces are regrouped.
         package var regroup = false
+        /// --shard: whether this shard owns a problem (label, source). A
+        /// folder it cannot read is seen by every shard, for the records
+        /// under it; only its owner records the error.
+        package var owns: (String, String) -> Bool = { _, _ in true }
 
-        package init(
-            overwrite: Bool = false,
-            retryErrors: Bool = true,
-            stateCurrent: Bool = true,
-            cropExists: @escaping (String) -> Bool = { _ in true },
-            rejections: RejectionsFile = RejectionsFile(),
-            regroup: Bool = false
-        ) {
-            self.overwrite = overwrite
-            self.retryErrors = retryErrors
-            self.cropExists = cropExists
-            self.stateCurrent = stateCurrent
-            self.rejections = rejections
-            self.regroup = regroup
+        package init(overwrite: Bool = false, retryErrors: Bool = true, stateCurrent: Bool = true,
+            cropExists: @escaping (String) -> Bool = { _ in true }, rejections: RejectionsFile = RejectionsFile(), regroup: Bool = false) {
+            (self.overwrite, self.retryErrors, self.cropExists) = (overwrite, retryErrors, cropExists)
+            (self.stateCurrent, self.rejections, self.regroup) = (stateCurrent, rejections, regroup)
         }
     }
 
@@ -79,17 +73,14 @@ package struct PlanJoin: IteratorProtocol {
     private var opened: Set<String> = []
     private var queue: [PlanStep] = []
     private var walkDone = false
+    /// The current input's folders and files the walk could not read
+    /// ("." for the input itself): records under them are kept, not gone.
+    private var unreadable: [String] = []
 
-    package init(
-        walk: AnyIterator<WalkItem>, labels: [String], stateLabels: [String],
-        records: @escaping (String) -> AnyIterator<PhotoRecord>, journal: [String: PhotoRecord], rules: Rules
-    ) {
-        self.walk = walk
-        self.labels = labels
-        self.stateLabels = stateLabels
-        self.records = records
-        self.journal = journal
-        self.rules = rules
+    package init(walk: AnyIterator<WalkItem>, labels: [String], stateLabels: [String],
+        records: @escaping (String) -> AnyIterator<PhotoRecord>, journal: [String: PhotoRecord], rules: Rules) {
+        (self.walk, self.labels, self.stateLabels, self.records) = (walk, labels, stateLabels, records)
+        (self.journal, self.rules) = (journal, rules)
     }
 
     package mutating func next() -> PlanStep? {
@@ -107,7 +98,18 @@ package struct PlanJoin: IteratorProtocol {
             }
             switch item {
             case .problem(let problem):
-                queue.append(.work(PlanWork(item: .problem(problem))))
+                var work = PlanWork(item: .problem(problem))
+                if problem.unreadable {
+                    unreadable.append(problem.source)
+                    // A file the walk could not read: its record is what the run keeps if reading fails
+                    // (its crops go as before when it is not kept).
+                    if let record = head, record.source == problem.source, let kept = keepable(record) {
+                        work.earlier = kept.record
+                        work.oldCrops = kept.oldCrops + kept.record.crops
+                        advance()
+                    }
+                }
+                if rules.owns(problem.label, problem.source) { queue.append(.work(work)) }
             case .photo(let photo):
                 var matched: PhotoRecord?
                 if let record = head, record.source == photo.source {
@@ -127,6 +129,7 @@ package struct PlanJoin: IteratorProtocol {
                 queue.append(gone(record))
                 advance()
             }
+            unreadable = []
             input += 1
             guard input < labels.count, !opened.contains(labels[input]) else {
                 cursor = AnyIterator { nil }
@@ -157,6 +160,9 @@ package struct PlanJoin: IteratorProtocol {
     }
 
     private mutating func gone(_ record: PhotoRecord) -> PlanStep {
+        if Self.covered(record.source, by: unreadable), let kept = keepable(record) {
+            return .work(PlanWork(item: .kept(kept.record), earlier: kept.record, oldCrops: kept.oldCrops))
+        }
         if let newer = journal.removeValue(forKey: record.key) {
             return .gone(newer, reported: true, crops: newer.crops + record.crops)
         }
@@ -204,6 +210,20 @@ package struct PlanJoin: IteratorProtocol {
 }
 
 extension PlanJoin {
+    /// Whether `source` is one of `unreadable` or under one ("." is the whole input).
+    static func covered(_ source: String, by unreadable: [String]) -> Bool {
+        unreadable.contains { $0 == "." || source == $0 || source.hasPrefix($0 + "/") }
+    }
+
+    /// The record to keep as it is for a photo that could not be read now:
+    /// the journal's newer one, else the state's when it was made with the
+    /// current settings (one made with others cannot stand in the dataset,
+    /// and is gone as before). `oldCrops`: the state's, when the journal's wins.
+    fileprivate mutating func keepable(_ record: PhotoRecord) -> (record: PhotoRecord, oldCrops: [String])? {
+        if let newer = journal.removeValue(forKey: record.key) { return (newer, record.crops) }
+        return rules.stateCurrent ? (record, []) : nil
+    }
+
     /// Whether the dataset's faces may change (a photo new, changed, gone
     /// or judged otherwise by the rejections; a photo that failed before
     /// does not count): walks the plan up to the first such step.

@@ -38,6 +38,9 @@ package enum RunFinish {
                 let count = processed.outsideDates
                 Terminal.stderr("facecrop: \(count) photo\(count == 1 ? "" : "s") left out by --since/--until (taken outside the dates, or with no capture time)\n")
             }
+            if processed.keptUnread > 0 {
+                Terminal.stderr(ReadFailure.summary(processed.keptUnread) + "\n")
+            }
             if setup.recordedDeletions > 0 {
                 Terminal.stderr(DeletedCrops.summary(setup.recordedDeletions, path: setup.rejectionsPath) + "\n")
             }
@@ -45,6 +48,7 @@ package enum RunFinish {
         if let signal = stop.requested {
             return signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
         }
-        return processed.counts.errors > 0 || !finisherFailures.isEmpty ? ExitStatus.failure : ExitStatus.success
+        let failed = processed.counts.errors > 0 || processed.keptUnread > 0 || !finisherFailures.isEmpty
+        return failed ? ExitStatus.failure : ExitStatus.success
     }
 }

@@ -12,6 +12,9 @@ package struct Processed {
     package var writeFailure: WriteFailure?
     /// Photos `--since` / `--until` left out (not in the counts).
     package var outsideDates = 0
+    /// Photos that could not be read now and were kept as the last run
+    /// recorded them (`ReadFailure`): not in the counts' errors, but the run fails.
+    package var keptUnread = 0
 }
 
 /// Step 3 of a run: the photos through the workers; each record goes to the
@@ -43,6 +46,12 @@ package enum RunPipeline {
         detectors = []
         var items = feed
         processed.completed = await pipeline.run(&items) { record, kept in
+            var (record, kept) = (record, kept)
+            if let earlier = ReadFailure.keeps(record, work: feed.oldest, output: setup.output) {
+                await progress.say("facecrop: error: " + ReadFailure.message(record))
+                processed.keptUnread += 1
+                (record, kept) = (earlier, true)
+            }
             if case .outputFull? = record.error {
                 // Every further write would fail: stop here. The photo is
                 // not recorded, so the next run processes it.

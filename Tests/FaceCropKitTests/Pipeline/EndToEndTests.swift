@@ -195,15 +195,15 @@ struct EndToEndTests {
         #expect(header.width == 64 && header.height == 64)
     }
 
-    /// `facecrop-bench floor` (scripts/bench) takes its own detect-only path: it
-    /// must find the faces a real run crops, and write nothing.
+    /// `facecrop-bench floor` (scripts/bench) takes its own detect-only path:
+    /// it must find the faces a real run crops, and write nothing.
     @Test func floorFindsTheFacesARunCrops() throws {
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
         let photos = work.appendingPathComponent("photos")
         try copyFixtures(Self.photoFolders, into: photos)
-        let bench = URL(fileURLWithPath: facecropBinary).deletingLastPathComponent().appendingPathComponent("facecrop-bench").path
-        let floor = try runFaceCrop(["floor", photos.path, "--jobs", "2"], through: [bench])
+        let bench = URL(fileURLWithPath: facecropBinary).deletingLastPathComponent().appendingPathComponent("facecrop-bench")
+        let floor = try runFaceCrop(["floor", photos.path, "--jobs", "2"], through: [bench.path])
         #expect(floor.status == 0, "stderr: \(floor.stderr)")
         let measured = try #require(try JSONSerialization.jsonObject(with: Data(floor.stdout.utf8)) as? [String: Any])
         #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path).allSatisfy { !$0.hasPrefix(".") })
