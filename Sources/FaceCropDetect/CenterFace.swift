@@ -61,7 +61,7 @@ package final class CenterFace: @unchecked Sendable {
 
     private static func shippedReason(_ path: String) -> String {
         "the shipped CenterFace model (its input fixed at 32 x 32, which ONNX Runtime keeps): "
-            + "use centerface-fp32.onnx, the same network at any size, which scripts/make-centerface-models makes from it"
+            + "use centerface-int8.onnx or centerface-fp32.onnx, the same network at any size, which scripts/make-centerface-models makes from it"
     }
 
     /// The ladder's canvas for a `width` x `height` image (what `canvas`
