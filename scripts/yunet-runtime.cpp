@@ -202,8 +202,8 @@ int timePasses(const char *library, const char *shipped, const char *symbolic, c
 
 // mixed LIBRARY SHIPPED SYMBOLIC PHOTO THREADS ROUNDS WxH...: one network
 // of each runtime through the sizes in turn, ROUNDS times (as one detector
-// meets photos of several canvases); median ms a pass of each, all sizes
-// together, after one warm round.
+// meets photos of several canvases); median ms a pass of each at each
+// size, after one warm round.
 int mixedSizes(const char *library, const char *shipped, const char *symbolic, const char *photo, int threads,
                int rounds, int count, char **sizes) {
     cv::setNumThreads(threads);
@@ -220,18 +220,20 @@ int mixedSizes(const char *library, const char *shipped, const char *symbolic, c
     }
     std::vector<Network> nets;
     for (const char *kind : {"opencv", "ort"}) nets.push_back(makeNetwork(kind, runtime, shipped, symbolic, threads));
-    std::vector<double> ms[2];
+    std::vector<std::vector<double>> ms(2 * blobs.size());
     for (int r = 0; r <= rounds; r++) {
-        for (const auto &blob : blobs) {
+        for (size_t b = 0; b < blobs.size(); b++) {
             for (int k = 0; k < 2; k++) {
                 double start = nowMs();
-                nets[k].pass(blob);
-                if (r > 0) ms[k].push_back(nowMs() - start);
+                nets[k].pass(blobs[b]);
+                if (r > 0) ms[2 * b + k].push_back(nowMs() - start);
             }
         }
     }
-    std::printf("sizes in turn, threads %d: cv::dnn %.1f ms  ORT %.1f ms a pass (%.2fx; median of %zu)\n", threads,
-                median(ms[0]), median(ms[1]), median(ms[0]) / median(ms[1]), ms[0].size());
+    std::printf("sizes in turn, threads %d, median of %d:", threads, rounds);
+    for (size_t b = 0; b < blobs.size(); b++)
+        std::printf("  %s cv::dnn %.1f ms ORT %.1f ms;", sizes[b], median(ms[2 * b]), median(ms[2 * b + 1]));
+    std::printf("\n");
     CFaceDetect_OnnxSessionClose(nets[1].session);
     CFaceDetect_OnnxRuntimeClose(runtime);
     return 0;
