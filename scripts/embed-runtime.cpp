@@ -203,6 +203,18 @@ std::vector<float> onnxDescriptor(CFaceDetect_OnnxSession *session, const dlib::
     return d;
 }
 
+// The Euclidean distance between two descriptors; `worst` raised to their
+// largest difference in one number.
+double distanceOf(const dlib::matrix<float, 0, 1> &a, const std::vector<float> &b, double &worst) {
+    double distance = 0;
+    for (long i = 0; i < a.size(); i++) {
+        double d = a(i) - b.at(i);
+        worst = std::max(worst, std::fabs(d));
+        distance += d * d;
+    }
+    return std::sqrt(distance);
+}
+
 // compare LIBRARY ONNX THREADS YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
 int compare(int argc, char **argv) {
     if (argc < 9) die("usage: embed-runtime compare LIBRARY ONNX THREADS YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...");
@@ -241,13 +253,7 @@ int compare(int argc, char **argv) {
                 onnxMs.push_back(nowMs() - start);
                 onnxCpu.push_back(cpuMs() - startCpu);
             }
-            double distance = 0;
-            for (long i = 0; i < reference.size(); i++) {
-                double d = reference(i) - other.at(i);
-                worst = std::max(worst, std::fabs(d));
-                distance += d * d;
-            }
-            worstDistance = std::max(worstDistance, std::sqrt(distance));
+            worstDistance = std::max(worstDistance, distanceOf(reference, other, worst));
             faces++;
         }
     }
