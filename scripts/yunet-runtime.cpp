@@ -239,6 +239,38 @@ int mixedSizes(const char *library, const char *shipped, const char *symbolic, c
     return 0;
 }
 
+// check LIBRARY SYMBOLIC PHOTO WxH...: ORT's outputs at each size from
+// one session running the sizes in turn, twice, at 1, 2 and 4 intra-op
+// threads, against a fresh one-thread session at that size, byte for byte.
+int check(const char *library, const char *symbolic, const char *photo, int count, char **sizes) {
+    CFaceDetect_OnnxRuntime *runtime = nullptr;
+    char *message = nullptr;
+    if (CFaceDetect_OnnxRuntimeOpen(library, &runtime, &message) != CFaceDetect_OK) die("runtime", message);
+    cv::Mat bgr = cv::imread(photo, cv::IMREAD_COLOR);
+    if (bgr.empty()) die(std::string("cannot read ") + photo);
+    std::vector<cv::Mat> blobs;
+    std::vector<Maps> fresh;
+    for (int s = 0; s < count; s++) {
+        int width = 0, height = 0;
+        parseSize(sizes[s], width, height);
+        blobs.push_back(photoBlob(bgr, width, height));
+        Network n = makeNetwork("ort", runtime, nullptr, symbolic, 1);
+        fresh.push_back(n.pass(blobs.back()));
+        CFaceDetect_OnnxSessionClose(n.session);
+    }
+    int differ = 0, runs = 0;
+    for (int threads : {1, 2, 4}) {
+        Network n = makeNetwork("ort", runtime, nullptr, symbolic, threads);
+        for (int round = 0; round < 2; round++)
+            for (size_t b = 0; b < blobs.size(); b++, runs++) differ += n.pass(blobs[b]) != fresh[b];
+        CFaceDetect_OnnxSessionClose(n.session);
+    }
+    std::printf("%s: %d of %d passes differ from a fresh session's (1, 2, 4 threads, sizes in turn, twice)\n", photo,
+                differ, runs);
+    CFaceDetect_OnnxRuntimeClose(runtime);
+    return differ ? 2 : 0;
+}
+
 // rss LIBRARY SHIPPED SYMBOLIC opencv|ort WxH THREADS [PASSES]: resident
 // memory added by one network and 3 passes (after the runtime is loaded);
 // then PASSES more passes, their median wall ms and CPU ms a pass.
@@ -316,6 +348,7 @@ int main(int argc, char **argv) {
                           argv + 8);
     if (command == "rss" && (argc == 8 || argc == 9))
         return rss(argv[2], argv[3], argv[4], argv[5], argv[6], std::atoi(argv[7]), argc == 9 ? std::atoi(argv[8]) : 0);
+    if (command == "check" && argc >= 6) return check(argv[2], argv[4], argv[5], argc - 6, argv + 6);
     if (command == "model" && argc == 7)
         return timeModel(argv[2], argv[3], argv[4], std::atoi(argv[5]), std::atoi(argv[6]));
     std::fprintf(stderr, "usage: see scripts/yunet-runtime\n");
