@@ -1,0 +1,320 @@
+// dlib's face descriptor outside facecrop. Built and run by
+// scripts/yunet-runtime (embed, descriptor-xml, descriptor), which says what
+// each command does.
+//
+//   embed-runtime time YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
+//       YuNet (yunet.cpp, cv::dnn) finds the faces; the shim's
+//       CFaceDetect_Embed (embed.cpp) describes each from a 300 px region
+//       around it, its chip made by dlib's 5-point predictor, as facecrop
+//       does by default: ms a face.
+//   embed-runtime xml RECOGNITION OUT
+//       the network as dlib's net_to_xml writes it (scripts/descriptor_model.py
+//       makes the ONNX model from it).
+//   embed-runtime compare LIBRARY ONNX THREADS YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
+//       on each face's chip: dlib's network against the ONNX model through
+//       the shim's session (onnx.cpp); descriptors compared, ms a pass.
+#include "CFaceDetect.h"
+#include "landmarks5.hpp"
+
+#include <dlib/dnn.h>
+#include <dlib/image_processing.h>
+#include <dlib/image_transforms.h>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <ctime>
+#include <time.h>
+#include <string>
+#include <vector>
+
+
+// dlib's face recognition ResNet, declared as embed.cpp declares it (and
+// dlib's dnn_face_recognition_ex.cpp), so that the model deserializes into it.
+namespace resnet {
+using namespace dlib;
+template <int N, template <typename> class BN, int stride, typename SUBNET>
+using block = BN<con<N, 3, 3, 1, 1, relu<BN<con<N, 3, 3, stride, stride, SUBNET>>>>>;
+template <template <int, template <typename> class, int, typename> class block, int N,
+          template <typename> class BN, typename SUBNET>
+using residual = add_prev1<block<N, BN, 1, tag1<SUBNET>>>;
+template <template <int, template <typename> class, int, typename> class block, int N,
+          template <typename> class BN, typename SUBNET>
+using residual_down = add_prev2<avg_pool<2, 2, 2, 2, skip1<tag2<block<N, BN, 2, tag1<SUBNET>>>>>>;
+template <int N, typename SUBNET> using ares = relu<residual<block, N, affine, SUBNET>>;
+template <int N, typename SUBNET> using ares_down = relu<residual_down<block, N, affine, SUBNET>>;
+template <typename SUBNET> using alevel0 = ares_down<256, SUBNET>;
+template <typename SUBNET> using alevel1 = ares<256, ares<256, ares_down<256, SUBNET>>>;
+template <typename SUBNET> using alevel2 = ares<128, ares<128, ares_down<128, SUBNET>>>;
+template <typename SUBNET> using alevel3 = ares<64, ares<64, ares<64, ares_down<64, SUBNET>>>>;
+template <typename SUBNET> using alevel4 = ares<32, ares<32, ares<32, SUBNET>>>;
+using Network = loss_metric<fc_no_bias<128, avg_pool_everything<alevel0<alevel1<alevel2<alevel3<alevel4<
+    max_pool<3, 3, 2, 2, relu<affine<con<32, 7, 7, 2, 2, input_rgb_image_sized<150>>>>>>>>>>>>>;
+} // namespace resnet
+
+namespace {
+
+[[noreturn]] void die(const std::string &what, char *message = nullptr) {
+    std::fprintf(stderr, "embed-runtime: %s%s%s\n", what.c_str(), message ? ": " : "", message ? message : "");
+    std::free(message);
+    std::exit(1);
+}
+
+double nowMs() {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// This thread's CPU time in ms (OpenBLAS runs on it alone).
+double cpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1000.0 + t.tv_nsec / 1e6;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+}
+
+// The faces YuNet finds at 0.8 in `rgb`.
+std::vector<CFaceDetect_YuNetFace> detect(CFaceDetect_YuNet *yunet, const cv::Mat &rgb, const char *photo) {
+    CFaceDetect_YuNetFace *faces = nullptr;
+    size_t count = 0;
+    char *message = nullptr;
+    if (CFaceDetect_YuNetDetect(yunet, rgb.data, rgb.cols, rgb.rows, rgb.step, 0.8f, 0.3f, &faces, &count,
+                                &message) != CFaceDetect_OK)
+        die(photo, message);
+    std::vector<CFaceDetect_YuNetFace> found(faces, faces + count);
+    CFaceDetect_Free(faces);
+    return found;
+}
+
+// The 300 x 300 region facecrop gives the descriptor for `face`: the box's
+// centre in the middle, its longer side half the region (Embedder.region).
+cv::Mat region(const cv::Mat &rgb, const CFaceDetect_YuNetFace &face) {
+    double k = 300.0 / (2 * std::max(face.width, face.height));
+    double cx = face.x + face.width / 2, cy = face.y + face.height / 2;
+    cv::Mat map = (cv::Mat_<double>(2, 3) << k, 0, 150 - k * cx, 0, k, 150 - k * cy), out;
+    cv::warpAffine(rgb, out, map, cv::Size(300, 300), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    return out;
+}
+
+// The 150 x 150 chip CFaceDetect_Embed makes of the face filling half of
+// the 300 px `region`: dlib's five points in the box, get_face_chip_details.
+dlib::matrix<dlib::rgb_pixel> chipOf(const cv::Mat &region, const CFaceDetect_YuNetFace &face,
+                                     const CFaceDetect_Landmarker &landmarker) {
+    dlib::matrix<dlib::rgb_pixel> image(region.rows, region.cols), chip;
+    for (int y = 0; y < region.rows; y++)
+        for (int x = 0; x < region.cols; x++) {
+            const auto &p = region.at<cv::Vec3b>(y, x);
+            image(y, x) = dlib::rgb_pixel(p[0], p[1], p[2]);
+        }
+    double side = 150.0 * face.width / std::max(face.width, face.height);
+    double tall = 150.0 * face.height / std::max(face.width, face.height);
+    dlib::drectangle box((300 - side) / 2, (300 - tall) / 2, (300 + side) / 2 - 1, (300 + tall) / 2 - 1);
+    dlib::extract_image_chip(image, dlib::get_face_chip_details(landmarker.predictor(image, box), 150, 0.25), chip);
+    return chip;
+}
+
+// The photo at most 640 px long, RGB.
+cv::Mat readPhoto(const char *photo) {
+    cv::Mat bgr = cv::imread(photo, cv::IMREAD_COLOR), rgb;
+    if (bgr.empty()) die(std::string("cannot read ") + photo);
+    double scale = std::min(1.0, 640.0 / std::max(bgr.cols, bgr.rows));
+    if (scale < 1) cv::resize(bgr, bgr, cv::Size(), scale, scale, cv::INTER_AREA);
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    return rgb;
+}
+
+} // namespace
+
+int timeEmbed(int argc, char **argv) {
+    if (argc < 6) die("usage: embed-runtime time YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...");
+    CFaceDetect_SetNumThreads(1);
+    char *message = nullptr;
+    CFaceDetect_YuNet *yunet = nullptr;
+    CFaceDetect_Embedder *embedder = nullptr;
+    CFaceDetect_Landmarker *landmarker = nullptr;
+    if (CFaceDetect_YuNetNew(argv[1], &yunet, &message) != CFaceDetect_OK) die(argv[1], message);
+    if (CFaceDetect_EmbedderNew(argv[2], &embedder, &message) != CFaceDetect_OK) die(argv[2], message);
+    if (CFaceDetect_LandmarkerNew(argv[3], &landmarker, &message) != CFaceDetect_OK) die(argv[3], message);
+    const int rounds = std::max(1, std::atoi(argv[4]));
+    std::vector<double> all, allCpu;
+    for (int p = 5; p < argc; p++) {
+        cv::Mat rgb = readPhoto(argv[p]);
+        std::vector<double> ms, cpu;
+        for (const auto &face : detect(yunet, rgb, argv[p])) {
+            cv::Mat r = region(rgb, face);
+            double side = 150.0 * face.width / std::max(face.width, face.height);
+            double tall = 150.0 * face.height / std::max(face.width, face.height);
+            float out[CFaceDetect_EmbeddingSize];
+            for (int i = 0; i < rounds; i++) {
+                double start = nowMs(), startCpu = cpuMs();
+                if (CFaceDetect_Embed(embedder, landmarker, r.data, 300, 300, r.step, (300 - side) / 2,
+                                      (300 - tall) / 2, side, tall, nullptr, out, &message) != CFaceDetect_OK)
+                    die(argv[p], message);
+                ms.push_back(nowMs() - start);
+                cpu.push_back(cpuMs() - startCpu);
+            }
+        }
+        all.insert(all.end(), ms.begin(), ms.end());
+        allCpu.insert(allCpu.end(), cpu.begin(), cpu.end());
+        std::printf("%s: %zu faces, median %.1f ms wall, %.1f ms CPU a face (%d rounds each)\n", argv[p],
+                    ms.size() / rounds, median(ms), median(cpu), rounds);
+    }
+    std::printf("all: %zu descriptors, median %.1f ms wall, %.1f ms CPU a face\n", all.size(), median(all),
+                median(allCpu));
+    CFaceDetect_LandmarkerClose(landmarker);
+    CFaceDetect_EmbedderClose(embedder);
+    CFaceDetect_YuNetClose(yunet);
+    return 0;
+}
+
+int writeXml(const char *recognition, const char *out) {
+    resnet::Network net;
+    dlib::deserialize(recognition) >> net;
+    dlib::net_to_xml(net, out);
+    return 0;
+}
+
+// One descriptor through the ONNX session: the chip as RGB 0-255 floats.
+std::vector<float> onnxDescriptor(CFaceDetect_OnnxSession *session, const dlib::matrix<dlib::rgb_pixel> &chip) {
+    std::vector<float> input(3 * 150 * 150);
+    for (long y = 0; y < 150; y++)
+        for (long x = 0; x < 150; x++) {
+            input[(0 * 150 + y) * 150 + x] = chip(y, x).red;
+            input[(1 * 150 + y) * 150 + x] = chip(y, x).green;
+            input[(2 * 150 + y) * 150 + x] = chip(y, x).blue;
+        }
+    const char *name = "descriptor";
+    CFaceDetect_OnnxOutput out{};
+    char *message = nullptr;
+    if (CFaceDetect_OnnxSessionRun(session, input.data(), 3, 150, 150, &name, 1, &out, &message) != CFaceDetect_OK)
+        die("run", message);
+    std::vector<float> d(out.values, out.values + out.count);
+    CFaceDetect_OnnxOutputsFree(&out, 1);
+    return d;
+}
+
+// The Euclidean distance between two descriptors; `worst` raised to their
+// largest difference in one number.
+double distanceOf(const dlib::matrix<float, 0, 1> &a, const std::vector<float> &b, double &worst) {
+    double distance = 0;
+    for (long i = 0; i < a.size(); i++) {
+        double d = a(i) - b.at(i);
+        worst = std::max(worst, std::fabs(d));
+        distance += d * d;
+    }
+    return std::sqrt(distance);
+}
+
+// compare LIBRARY ONNX THREADS YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
+int compare(int argc, char **argv) {
+    if (argc < 9) die("usage: embed-runtime compare LIBRARY ONNX THREADS YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...");
+    CFaceDetect_SetNumThreads(1);
+    char *message = nullptr;
+    CFaceDetect_OnnxRuntime *runtime = nullptr;
+    CFaceDetect_OnnxSession *session = nullptr;
+    CFaceDetect_YuNet *yunet = nullptr;
+    CFaceDetect_Landmarker *landmarker = nullptr;
+    CFaceDetect_Embedder *embedder = nullptr; // sets OpenBLAS to one thread
+    if (CFaceDetect_OnnxRuntimeOpen(argv[1], &runtime, &message) != CFaceDetect_OK) die(argv[1], message);
+    CFaceDetect_OnnxOptions o{std::atoi(argv[3]), 99, 0, 1};
+    if (CFaceDetect_OnnxSessionNew(runtime, argv[2], &o, &session, &message) != CFaceDetect_OK) die(argv[2], message);
+    if (CFaceDetect_YuNetNew(argv[4], &yunet, &message) != CFaceDetect_OK) die(argv[4], message);
+    if (CFaceDetect_EmbedderNew(argv[5], &embedder, &message) != CFaceDetect_OK) die(argv[5], message);
+    if (CFaceDetect_LandmarkerNew(argv[6], &landmarker, &message) != CFaceDetect_OK) die(argv[6], message);
+    resnet::Network net;
+    dlib::deserialize(argv[5]) >> net;
+    const int rounds = std::max(1, std::atoi(argv[7]));
+    std::vector<double> dlibMs, onnxMs, dlibCpu, onnxCpu;
+    double worst = 0, worstDistance = 0;
+    int faces = 0;
+    for (int p = 8; p < argc; p++) {
+        cv::Mat rgb = readPhoto(argv[p]);
+        for (const auto &face : detect(yunet, rgb, argv[p])) {
+            auto chip = chipOf(region(rgb, face), face, *landmarker);
+            dlib::matrix<float, 0, 1> reference;
+            std::vector<float> other;
+            for (int i = 0; i < rounds; i++) {
+                double start = nowMs(), startCpu = cpuMs();
+                reference = net(chip);
+                dlibMs.push_back(nowMs() - start);
+                dlibCpu.push_back(cpuMs() - startCpu);
+                start = nowMs(), startCpu = cpuMs();
+                other = onnxDescriptor(session, chip);
+                onnxMs.push_back(nowMs() - start);
+                onnxCpu.push_back(cpuMs() - startCpu);
+            }
+            worstDistance = std::max(worstDistance, distanceOf(reference, other, worst));
+            faces++;
+        }
+    }
+    std::printf("%d faces, threads %s, median of %d alternating each: dlib %.1f ms wall %.1f ms CPU, ONNX Runtime "
+                "%.1f ms wall %.1f ms CPU (this thread's) a descriptor; max |diff| %.3g, largest distance between the "
+                "two descriptors of a face %.3g\n",
+                faces, argv[3], rounds, median(dlibMs), median(dlibCpu), median(onnxMs), median(onnxCpu), worst,
+                worstDistance);
+    CFaceDetect_LandmarkerClose(landmarker);
+    CFaceDetect_EmbedderClose(embedder);
+    CFaceDetect_YuNetClose(yunet);
+    CFaceDetect_OnnxSessionClose(session);
+    CFaceDetect_OnnxRuntimeClose(runtime);
+    return 0;
+}
+
+double rssMiB() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
+    return 0;
+}
+
+// rss dlib|onnx LIBRARY ONNX RECOGNITION THREADS: resident memory one
+// descriptor network adds, loaded and after 3 passes on a grey chip (the
+// runtime library, for onnx, loaded before).
+int rss(int argc, char **argv) {
+    if (argc != 6) die("usage: embed-runtime rss dlib|onnx LIBRARY ONNX RECOGNITION THREADS");
+    const std::string kind = argv[1];
+    char *message = nullptr;
+    CFaceDetect_OnnxRuntime *runtime = nullptr;
+    if (kind == "onnx" && CFaceDetect_OnnxRuntimeOpen(argv[2], &runtime, &message) != CFaceDetect_OK)
+        die(argv[2], message);
+    dlib::matrix<dlib::rgb_pixel> chip(150, 150);
+    chip = dlib::rgb_pixel(120, 110, 100);
+    double before = rssMiB(), loaded = 0;
+    if (kind == "dlib") {
+        resnet::Network net;
+        dlib::deserialize(argv[4]) >> net;
+        loaded = rssMiB();
+        for (int i = 0; i < 3; i++) net(chip);
+        std::printf("dlib: RSS +%.1f MiB loaded, +%.1f MiB after 3 passes\n", loaded - before, rssMiB() - before);
+        return 0;
+    }
+    CFaceDetect_OnnxOptions o{std::atoi(argv[5]), 99, 0, std::getenv("ARENA") ? std::atoi(std::getenv("ARENA")) : 1};
+    CFaceDetect_OnnxSession *session = nullptr;
+    if (CFaceDetect_OnnxSessionNew(runtime, argv[3], &o, &session, &message) != CFaceDetect_OK) die(argv[3], message);
+    loaded = rssMiB();
+    for (int i = 0; i < 3; i++) onnxDescriptor(session, chip);
+    std::printf("onnx: RSS +%.1f MiB loaded, +%.1f MiB after 3 passes\n", loaded - before, rssMiB() - before);
+    CFaceDetect_OnnxSessionClose(session);
+    CFaceDetect_OnnxRuntimeClose(runtime);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    std::string command = argc > 1 ? argv[1] : "";
+    if (command == "time") return timeEmbed(argc - 1, argv + 1);
+    if (command == "xml" && argc == 4) return writeXml(argv[2], argv[3]);
+    if (command == "compare") return compare(argc - 1, argv + 1);
+    if (command == "rss") return rss(argc - 1, argv + 1);
+    die("usage: see scripts/yunet-runtime");
+}
