@@ -77,7 +77,7 @@ struct PickTests {
         // A template of its own; the photos gone: the dataset's crop is copied.
         try FileManager.default.removeItem(at: photos)
         let again = try facecrop(["pick", dataset.path, out.path, "--person", hopper, "--caption", "photo of {name}, {pose}, {date}"])
-        #expect(again.stderr.hasSuffix("; 1 copied from the dataset (photo not found, changed, or a video)) -> '\(out.path)'\n"))
+        #expect(again.stderr.hasSuffix("; 1 copied from the dataset (photo not found or changed)) -> '\(out.path)'\n"))
         #expect(try String(contentsOf: out.appendingPathComponent("0001.txt"), encoding: .utf8) == "photo of \(hopper), frontal, 2019-07-14\n")
         #expect(try picked(out)[0]["cut"] as? String == "copied")
     }
