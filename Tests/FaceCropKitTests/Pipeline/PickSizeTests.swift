@@ -132,4 +132,21 @@ struct PickSizeTests {
         #expect(left["reason"] as? String == "not cut again (no --photos given), and the dataset's crop is 256 px, not 320: a set never mixes sizes")
         #expect((alone["picked"] as! [Any]).count + (alone["left_out"] as! [Any]).count == faces)
     }
+
+    /// The main run's `--pad inside` keeps the strip's crop inside it (not
+    /// padded, no copied border); its default (`edge`) still copies the edge
+    /// pixels out, as before.
+    @Test func theMainRunKeepsCropsInsideOnRequest() throws {
+        let (work, photos, dataset) = try dataset(["hopper-narrow.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let inside = work.appendingPathComponent("inside")
+        let run = try runFaceCrop([photos.path, "-o", inside.path, "-q", "--margin", "0.6", "--pad", "inside"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let face = try #require(try readManifest(inside).first { $0["face"] is Int })
+        #expect(face["padded"] as? Bool == false)
+        #expect(try copiedColumns(inside.appendingPathComponent(face["crop"] as! String).path, side: 256) == 0)
+        let plain = try #require(try readManifest(dataset).first { $0["face"] is Int })
+        #expect(plain["padded"] as? Bool == true)
+        #expect(try copiedColumns(dataset.appendingPathComponent(plain["crop"] as! String).path, side: 256) > 20)
+    }
 }
