@@ -83,6 +83,8 @@ package struct PickLeftOut: Sendable {
             if let index = pool.firstIndex(where: { $0.number == choice.candidate.number }) { byGroup[groups[index]] = choice.candidate.number }
             if choice.candidate.track == nil { photoCrop[choice.candidate.photoKey] = choice.candidate.number }
         }
+        var members: [Int: [Int]] = [:]
+        for (index, group) in groups.enumerated() { members[group, default: []].append(index) }
         var out: [PickLeftOut] = []
         for (index, candidate) in pool.enumerated() where !chosenNumbers.contains(candidate.number) {
             let (score, source) = scores.score(candidate)
@@ -96,7 +98,9 @@ package struct PickLeftOut: Sendable {
                 reason = candidate.track != nil
                     ? "per-track limit: \(perTrack) crop\(perTrack == 1 ? "" : "s") of this video track picked (--per-track)"
                     : "one crop per photo: crop \(photoCrop[candidate.photoKey] ?? 0) of this photo was picked"
-            } else if let better = betterTwin(candidate, index: index, pool: pool, groups: groups, excluded: excluded, scores: scores) {
+            } else if let better = betterTwin(
+                candidate, among: members[groups[index]] ?? [], pool: pool, excluded: excluded, scores: scores)
+            {
                 reason = "near-duplicate of crop \(better), which ranks above it; neither was reached within the count"
             } else {
                 reason = "not reached: the count (\(count)) was filled by crops newer in pose or year, or better scored"
@@ -106,9 +110,10 @@ package struct PickLeftOut: Sendable {
         return out
     }
 
-    /// The best-ranked crop of `candidate`'s group above it, not excluded.
+    /// The best-ranked crop of `candidate`'s group (`among`: the group's
+    /// indices in `pool`) above it, not excluded.
     static func betterTwin(
-        _ candidate: PickCandidate, index: Int, pool: [PickCandidate], groups: [Int], excluded: [Int: String], scores: PickScore
+        _ candidate: PickCandidate, among: [Int], pool: [PickCandidate], excluded: [Int: String], scores: PickScore
     ) -> Int? {
         func entry(_ c: PickCandidate) -> PickChooser.Entry {
             let (score, source) = scores.score(c)
@@ -116,7 +121,8 @@ package struct PickLeftOut: Sendable {
         }
         let mine = PickChooser.rank(entry(candidate))
         var best: (rank: (Int, Double, Int), number: Int)?
-        for (other, twin) in pool.enumerated() where groups[other] == groups[index] && other != index && excluded[twin.number] == nil {
+        for other in among where pool[other].number != candidate.number && excluded[pool[other].number] == nil {
+            let twin = pool[other]
             let rank = PickChooser.rank(entry(twin))
             if rank > mine, best.map({ rank > $0.rank }) ?? true { best = (rank, twin.number) }
         }
