@@ -66,6 +66,10 @@ struct PickTests {
         #expect(entries.count == 1)
         #expect((entries[0]["source"] as? String)?.hasPrefix("burst-") == true)
         #expect((entries[0]["near_duplicates"] as? [Int])?.count == 4)
+        // The other four are listed, each with its reason.
+        let left = try #require(try pickJSON(out)["left_out"] as? [[String: Any]])
+        #expect(left.count == 4)
+        #expect(left.allSatisfy { ($0["reason"] as? String) == "near-duplicate of crop \(entries[0]["crop_number"] as! Int), which was picked" })
         #expect(entries[0]["cut"] as? String == "photo")
         #expect(try String(contentsOf: out.appendingPathComponent("0001.txt"), encoding: .utf8) == "\(hopper), 2019, frontal\n")
         let crop = try PhotoBytes(path: out.appendingPathComponent("0001.jpg").path, source: "crop")
