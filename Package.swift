@@ -73,7 +73,7 @@ let package = Package(
         // after the crops: contact sheet, report, People page, clips, dataset card
         .target(name: "FaceCropFinish", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropDetect", "FaceCropOutput", "FaceCropCurate", "FaceCropPeople", "FaceCropVideo", "CVipsShim"], swiftSettings: swift6),
         // `facecrop pick`
-        .target(name: "FaceCropPick", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropOutput", "FaceCropCurate", "FaceCropPeople", "FaceCropPhoto", "FaceCropFinish"], swiftSettings: swift6),
+        .target(name: "FaceCropPick", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropOutput", "FaceCropCurate", "FaceCropPeople", "FaceCropPhoto", "FaceCropVideo", "FaceCropFinish"], swiftSettings: swift6),
         // the run (setup -> plan -> pipeline -> commit -> finish) and the command line
         .target(name: "FaceCropKit", dependencies: ["FaceCropCore", "FaceCropImaging", "FaceCropInputs", "FaceCropDetect", "FaceCropOutput", "FaceCropCurate", "FaceCropPeople", "FaceCropPhoto", "FaceCropVideo", "FaceCropFinish", "FaceCropPick", "CVipsShim"], swiftSettings: swift6),
         .executableTarget(

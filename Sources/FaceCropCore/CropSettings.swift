@@ -37,7 +37,7 @@ public struct CropSettings: Sendable, Equatable {
     /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
     package var fill: WarpFill {
         switch pad {
-        case .edge: .edge
+        case .edge, .inside: .edge
         case .black: .black
         case .reflect: align == .ffhq ? .reflectBlurred : .reflect
         }

@@ -57,17 +57,28 @@ public enum CropGeometry {
     /// The square to cut around `face`: its longer side plus `margin` of that
     /// side on every edge, centred on the face, then shifted to lie inside the
     /// image. Where the square is larger than the image in a direction, it is
-    /// centred on the image in that direction and the rest is padding.
-    public static func cropSquare(around face: PixelRect, margin: Double, imageWidth: Int, imageHeight: Int)
-        -> PixelSquare
-    {
+    /// centred on the image in that direction and the rest is padding; with
+    /// `inside` it is shrunk to the image's shorter side instead (so less
+    /// margin, never padding), and placed as close to the face's centre as
+    /// the image allows.
+    public static func cropSquare(
+        around face: PixelRect, margin: Double, imageWidth: Int, imageHeight: Int, inside: Bool = false
+    ) -> PixelSquare {
         let faceSide = Double(max(face.width, face.height))
-        let side = max(1, Int((faceSide * (1 + 2 * margin)).rounded()))
+        var side = max(1, Int((faceSide * (1 + 2 * margin)).rounded()))
+        if inside { side = max(1, min(side, imageWidth, imageHeight)) }
         let centreX = Double(face.x) + Double(face.width) / 2
         let centreY = Double(face.y) + Double(face.height) / 2
         let left = place(start: Int((centreX - Double(side) / 2).rounded(.down)), side: side, extent: imageWidth)
         let top = place(start: Int((centreY - Double(side) / 2).rounded(.down)), side: side, extent: imageHeight)
         return PixelSquare(left: left, top: top, side: side)
+    }
+
+    /// The margin a square of `side` gives a face of `face`'s longer side:
+    /// `--margin` itself unless the square was shrunk to fit the photo.
+    public static func marginUsed(side: Int, face: PixelRect) -> Double {
+        let faceSide = Double(max(face.width, face.height, 1))
+        return max(0, (Double(side) / faceSide - 1) / 2)
     }
 
     private static func place(start: Int, side: Int, extent: Int) -> Int {

@@ -2,7 +2,15 @@ import Foundation
 
 public enum FaceSelection: String, Sendable, CaseIterable { case all, largest }
 
-public enum PadMode: String, Sendable, CaseIterable { case edge, black, reflect }
+/// How a crop that reaches past the photo's edge is made: filled with the
+/// edge pixels, black or the photo mirrored; or (`inside`) kept inside the
+/// photo, its square shrunk where the photo is smaller than it.
+public enum PadMode: String, Sendable, CaseIterable {
+    case edge, black, reflect, inside
+
+    /// Whether the crop's square is kept inside the photo.
+    public var keepsInside: Bool { self == .inside }
+}
 
 public enum ClipScope: String, Sendable, CaseIterable { case dataset, source }
 

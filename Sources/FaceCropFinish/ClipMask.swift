@@ -24,8 +24,11 @@ package enum ClipMask {
     /// Where the face sits in a crop rendered at `side` x `side`: the crop
     /// square is recomputed from the manifest's bbox (photo pixels), the
     /// photo's size and the margin, exactly as the crop was cut.
-    package static func faceBox(bbox: PixelRect, photoWidth: Int, photoHeight: Int, margin: Double, side: Int) -> FrameBox {
-        let square = CropGeometry.cropSquare(around: bbox, margin: margin, imageWidth: photoWidth, imageHeight: photoHeight)
+    package static func faceBox(
+        bbox: PixelRect, photoWidth: Int, photoHeight: Int, margin: Double, inside: Bool = false, side: Int
+    ) -> FrameBox {
+        let square = CropGeometry.cropSquare(
+            around: bbox, margin: margin, imageWidth: photoWidth, imageHeight: photoHeight, inside: inside)
         let scale = Double(side) / Double(square.side)
         return FrameBox(
             x: Double(bbox.x - square.left) * scale, y: Double(bbox.y - square.top) * scale,

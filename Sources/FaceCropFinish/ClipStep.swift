@@ -38,7 +38,7 @@ package enum ClipStep {
         var written: Set<String> = []
         if let path = clips.path {
             let recorded = recordedName(of: path, output: run.output)
-            let allFrames = run.records.lazy.flatMap { Self.frames(of: $0, margin: clips.margin, cropSize: clips.cropSize, side: clips.side) }
+            let allFrames = run.records.lazy.flatMap { Self.frames(of: $0, margin: clips.margin, inside: clips.inside, cropSize: clips.cropSize, side: clips.side) }
             do throws(ClipFailure) {
                 try AtomicFileFolder.make(for: path)
                 let count = try writeClip(allFrames, to: path, clips, run) { crop, frame in
@@ -75,7 +75,7 @@ package enum ClipStep {
             let path = run.output + "/" + name
             var lines: [String] = []
             do throws(ClipFailure) {
-                let count = try writeClip(frames(of: record, margin: clips.margin, cropSize: clips.cropSize, side: clips.side), to: path, clips, run) {
+                let count = try writeClip(frames(of: record, margin: clips.margin, inside: clips.inside, cropSize: clips.cropSize, side: clips.side), to: path, clips, run) {
                     crop, frame in lines.append(line(crop: crop, clip: name, frame: frame))
                 }
                 if count > 0 { written.insert(name) }
@@ -89,14 +89,14 @@ package enum ClipStep {
     }
 
     /// The crops of one record as frames.
-    package static func frames(of record: PhotoRecord, margin: Double, cropSize: Int, side: Int) -> [Frame] {
+    package static func frames(of record: PhotoRecord, margin: Double, inside: Bool = false, cropSize: Int, side: Int) -> [Frame] {
         guard record.status == .ok, let width = record.width, let height = record.height else { return [] }
         return record.faces.filter { $0.status == .ok }.map { face in
             Frame(
                 crop: face.crop,
                 face: face.aligned && face.transform != nil
                     ? ClipMask.faceBox(bbox: face.box, transform: face.transform!, cropSize: cropSize, side: side)
-                    : ClipMask.faceBox(bbox: face.box, photoWidth: width, photoHeight: height, margin: margin, side: side))
+                    : ClipMask.faceBox(bbox: face.box, photoWidth: width, photoHeight: height, margin: margin, inside: inside, side: side))
         }
     }
 
@@ -285,6 +285,8 @@ package struct ClipSettings: Sendable {
     /// `--margin`, to place the face in each crop (a turned crop's face is
     /// placed by its transform, for crops of `--size` pixels).
     package var margin: Double
+    /// `--pad inside`: the crop squares were kept inside the photo.
+    package var inside: Bool
     package var cropSize: Int
     /// `--prune`: remove per-source clips no photo makes any more.
     package var prune: Bool
@@ -298,6 +300,7 @@ package struct ClipSettings: Sendable {
         hold = options.clipHold
         mask = options.clipMask
         margin = options.margin
+        inside = options.pad.keepsInside
         cropSize = options.size
         prune = options.prune
     }

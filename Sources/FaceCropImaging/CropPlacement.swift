@@ -79,17 +79,20 @@ package struct AlignedFace: Sendable, Equatable {
 
 extension Alignment {
     /// The crop of a face found at `box` with `landmarks` (photo pixels, or
-    /// nil), whose eye line is turned `eyeAngle` degrees (nil: eyes not found).
+    /// nil), whose eye line is turned `eyeAngle` degrees (nil: eyes not found);
+    /// `inside` (`--pad inside`) keeps a plain or levelled square in the photo.
     package static func place(
         box: PixelRect, landmarks: FaceLandmarks?, eyeAngle: Double?, mode: AlignMode, size: Int, margin: Double,
-        width: Int, height: Int
+        width: Int, height: Int, inside: Bool = false
     ) -> AlignedFace {
         if mode.isTemplate, let landmarks,
             let placement = templatePlacement(mode, landmarks: landmarks, side: size, width: width, height: height)
         {
             return AlignedFace(square: placement.bounds, warp: placement.transform, angle: nil, padded: placement.padded)
         }
-        let square = CropGeometry.cropSquare(around: box, margin: margin, imageWidth: width, imageHeight: height)
+        // `--pad inside`: the square is kept inside the photo (a template
+        // crop above keeps its template's geometry and fill).
+        let square = CropGeometry.cropSquare(around: box, margin: margin, imageWidth: width, imageHeight: height, inside: inside)
         // level: unless the eyes were not found or the turn is implausibly
         // large for a face (then kept as it is).
         // The turned square is warped like a template crop, so that its

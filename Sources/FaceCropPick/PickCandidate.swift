@@ -33,6 +33,8 @@ package struct PickCandidate: Sendable {
     /// A video's crop: its track (nil for a photo).
     package var track: Int?
     package var isVideo: Bool
+    /// A video's crop: the sample's time in seconds (`time`).
+    package var time: Double? = nil
 
     package struct Pose: Sendable, Equatable {
         package var yaw: Double
@@ -104,6 +106,7 @@ extension PickCandidate {
         embedding = object["embedding"] as? Int
         track = object["track"] as? Int
         isVideo = object["video"] as? Bool ?? false
+        time = Self.number(object["time"])
     }
 
     package static func number(_ value: Any?) -> Double? {
@@ -124,6 +127,9 @@ package struct PickDataset {
     package var folder: String
     package var candidates: [PickCandidate]
     package var grouped: Bool
+    /// The faces the dataset itself left without a crop (`low_quality`,
+    /// `too_small`, ...), each with its status as the reason.
+    package var dropped: [PickLeftOut] = []
 
     package static func load(_ folder: String) throws(FaceCropError) -> PickDataset {
         let manifest = folder + "/" + Manifest.fileName
@@ -135,11 +141,31 @@ package struct PickDataset {
         var candidates: [PickCandidate] = []
         var grouped = false
         var number = 0
-        for line in ManifestLines(path: manifest) where line.isSample {
-            number += 1
+        var dropped: [PickLeftOut] = []
+        for line in ManifestLines(path: manifest) {
             if line.object.keys.contains("person") { grouped = true }
+            guard line.isSample else {
+                if let face = droppedFace(line) { dropped.append(face) }
+                continue
+            }
+            number += 1
             if let candidate = PickCandidate(line, number: number) { candidates.append(candidate) }
         }
-        return PickDataset(folder: folder, candidates: candidates, grouped: grouped)
+        return PickDataset(folder: folder, candidates: candidates, grouped: grouped, dropped: dropped)
+    }
+
+    /// A face line without a crop: the face, and the dataset's status as the reason.
+    static func droppedFace(_ line: ManifestLines.Line) -> PickLeftOut? {
+        let object = line.object
+        guard let source = object["source"] as? String, let face = object["face"] as? Int, !line.status.isEmpty else { return nil }
+        let bbox = object["bbox"] as? [Int] ?? []
+        let box = bbox.count == 4 ? PixelRect(x: bbox[0], y: bbox[1], width: bbox[2], height: bbox[3]) : PixelRect(x: 0, y: 0, width: 0, height: 0)
+        let candidate = PickCandidate(
+            number: 0, source: source, input: object["input"] as? String ?? "", face: face, crop: line.crop,
+            person: object["person"] as? String, box: box, sharpness: 0, faceQuality: PickCandidate.number(object["face_quality"]),
+            qualityReason: object["quality_reason"] as? String, track: object["track"] as? Int,
+            isVideo: object["video"] as? Bool ?? false)
+        let why = (object["quality_reason"] as? String).map { $0.isEmpty ? "" : ", weakest: \($0)" } ?? ""
+        return PickLeftOut(candidate: candidate, reason: "left out by the dataset: status \(line.status)\(why)")
     }
 }

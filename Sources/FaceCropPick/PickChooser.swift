@@ -28,7 +28,7 @@ package struct PickChoice: Sendable {
 /// crops that are equally new. A crop scoring under half the median of the
 /// groups' best (`poorShare`) comes only after every other: a new bin or
 /// year is not worth a blurred, tiny face. The same pool always gives the
-/// same choice.
+/// same choice. Crops in `excluded` (by crop number) are never chosen.
 package enum PickChooser {
     package struct Entry {
         package var candidate: PickCandidate
@@ -40,9 +40,12 @@ package enum PickChooser {
     package static let poorShare = 0.5
 
     package static func choose(
-        _ pool: [PickCandidate], groups: [Int], scores: PickScore, count: Int, perTrack: Int
+        _ pool: [PickCandidate], groups: [Int], scores: PickScore, count: Int, perTrack: Int, excluded: [Int: String] = [:]
     ) -> [PickChoice] {
-        var remaining = members(pool, groups: groups, scores: scores)
+        // A crop left out before choosing (`--max-upscale`) gives way to
+        // the next best of its group.
+        var remaining = members(pool, groups: groups, scores: scores).map { $0.filter { excluded[$0.candidate.number] == nil } }
+            .filter { !$0.isEmpty }
         var used = Usage(poorBelow: poorShare * median(remaining.map { $0[0].score }), perTrack: perTrack)
         var chosen: [PickChoice] = []
         while chosen.count < count {

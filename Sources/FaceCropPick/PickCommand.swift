@@ -11,6 +11,8 @@ package enum PickCommand: Subcommand {
     package static let usage =
         "Usage: facecrop pick <dataset> <out> [--person NAME|ID] [--count N | --per-person N] [--photos DIR]... [options]"
     package static let defaultCount = 20
+    /// `--max-upscale`'s default: see docs/pick.md#honest-sizes.
+    package static let defaultMaxUpscale = 2.0
 
     package struct Settings: SubcommandSettings {
         package init() {}
@@ -24,6 +26,9 @@ package enum PickCommand: Subcommand {
         package var margin: Double?
         package var caption = PickCaption.defaultTemplate
         package var perTrack = 1
+        /// `--pad`: crops kept inside the photo unless edge filling is asked for.
+        package var pad = PadMode.inside
+        package var maxUpscale = defaultMaxUpscale
         package var quiet = false
         package var showHelp = false
     }
@@ -55,6 +60,12 @@ package enum PickCommand: Subcommand {
         },
         .value(["--per-track"], "N", "At most N crops of one video track (default 1).") {
             $0.perTrack = try OptionValue.int($1, "--per-track", 1...100_000)
+        },
+        .value(["--pad"], "inside|edge|black|reflect", "Where the margin runs past the photo: inside moves the square inside the photo and shrinks it only where the photo is too small (default); edge, black or reflect fill past the edge as the main run does.") {
+            $0.pad = try OptionValue.choice($1, "--pad")
+        },
+        .value(["--max-upscale"], "F", "Leave out crops enlarged more than F times: the crop's side over the photo pixels it comes from (default \(PickJSON.decimal(defaultMaxUpscale, places: 1))); pick.json lists them with the reason.") {
+            $0.maxUpscale = try OptionValue.double($1, "--max-upscale", 0.01...1000)
         },
         .quiet,
         .help,

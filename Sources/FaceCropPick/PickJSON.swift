@@ -32,7 +32,7 @@ package enum PickJSON {
 
     /// One metadata.jsonl row: `file_name`, the caption as `text`, and the
     /// crop's manifest fields (null where the dataset has none).
-    package static func metadataRow(file: String, caption: String, choice: PickChoice) -> String {
+    package static func metadataRow(file: String, caption: String, choice: PickChoice, enlargement: Double) -> String {
         let candidate = choice.candidate
         let members = [
             member("file_name", string(file)),
@@ -44,6 +44,7 @@ package enum PickJSON {
             member("pose_bin", string(choice.bin.rawValue)),
             member("taken", string(candidate.taken)),
             member("score", decimal(choice.score, places: 4)),
+            member("enlargement", decimal(enlargement, places: 4)),
         ]
         return "{" + members.joined(separator: ", ") + "}"
     }

@@ -19,19 +19,28 @@ extension PickCommand {
         let (folder, output) = (settings.operands[0], settings.operands[1])
         let dataset = try PickDataset.load(folder)
         let pools = try pools(settings, dataset)
-        let crop = cropSettings(settings, dataset: folder)
+        let (crop, made) = cropSettings(settings, dataset: folder)
         try Vips.start()  // one thread, no cache, as in a run: before the first cut
         try writingTo(output) { () throws(WriteFailure) in try AtomicFile.makeFolder(output) }
-        let writer = PickWriter(
-            output: output, dataset: folder, cutter: PickCutter(photos: settings.photos, settings: crop, temporaries: temporaries),
-            caption: settings.caption, temporaries: temporaries)
+        let cutter = PickCutter(
+            photos: settings.photos, settings: crop, datasetSizing: made, maxUpscale: settings.maxUpscale, scratch: output,
+            temporaries: temporaries)
+        let writer = PickWriter(output: output, dataset: folder, cutter: cutter, caption: settings.caption, temporaries: temporaries)
         let descriptors = dataset.grouped ? PickDescriptors(dataset: folder) : nil
         let scores = PickScore(dataset.candidates)
         var written: [PickWriter.Written] = []
+        var leftOut: [PickLeftOut] = []
         for pool in pools where stop.requested == nil {
             let groups = PickGroups.groups(pool.candidates, descriptors: descriptors)
-            let choices = PickChooser.choose(pool.candidates, groups: groups, scores: scores, count: pool.count, perTrack: settings.perTrack)
-            written += try writer.writeCrops(choices, folder: pool.folder, stop: stop)
+            let excluded = tooEnlarged(pool.candidates, sizing: cutter.sizing, limit: settings.maxUpscale)
+            let choices = PickChooser.choose(
+                pool.candidates, groups: groups, scores: scores, count: pool.count, perTrack: settings.perTrack, excluded: excluded)
+            let (made, failed) = try writer.writeCrops(choices, folder: pool.folder, stop: stop)
+            written += made
+            leftOut += PickLeftOut.reasons(
+                pool.candidates, groups: groups, chosen: choices, excluded: excluded, scores: scores, perTrack: settings.perTrack,
+                count: pool.count) + failed
+            leftOut += dataset.dropped.filter { pools.count == 1 && pool.person == nil || $0.candidate.person == pool.person }
         }
         if stop.requested != nil { return (written.count, "") }
         writer.removeStale(keeping: written)
@@ -40,14 +49,28 @@ extension PickCommand {
         let request = PickReport.Request(
             dataset: folder, mode: settings.perPerson != nil ? "per_person" : settings.person != nil ? "person" : "photos",
             person: settings.person, count: settings.perPerson ?? settings.count ?? defaultCount, size: crop.size,
-            margin: crop.margin, caption: settings.caption,
+            margin: crop.margin, pad: crop.pad.rawValue, maxUpscale: settings.maxUpscale, caption: settings.caption,
             scoreFrom: dataset.candidates.contains { $0.faceQuality == nil } ? PickScore.Source.sharpnessAndSize.rawValue : PickScore.Source.faceQuality.rawValue,
             sheets: sheets)
-        let report = PickReport.json(request, written).pretty() + "\n"
+        let report = PickReport.json(request, written, leftOut: leftOut).pretty() + "\n"
         try writingTo(output) { () throws(WriteFailure) in
             try AtomicFile.write(Array(report.utf8), to: output + "/" + PickReport.fileName, temporaries: temporaries)
         }
-        return (written.count, summary(pools, written))
+        return (written.count, summary(pools, written, leftOut: leftOut.filter(\.forSize).count))
+    }
+
+    /// The crops whose cut would be enlarged past `--max-upscale`, by crop
+    /// number, with the reason: left out before choosing, so that a
+    /// near-duplicate with more pixels takes their place.
+    package static func tooEnlarged(_ pool: [PickCandidate], sizing: PickSizing, limit: Double) -> [Int: String] {
+        var out: [Int: String] = [:]
+        for candidate in pool {
+            let factor = sizing.enlargement(candidate)
+            if factor > limit + 1e-9 {
+                out[candidate.number] = PickSizing.upscaleReason(factor, side: sizing.sourceSide(candidate), size: sizing.size, limit: limit)
+            }
+        }
+        return out
     }
 
     package static func writingTo(_ output: String, _ body: () throws(WriteFailure) -> Void) throws(FaceCropError) {
@@ -55,15 +78,16 @@ extension PickCommand {
     }
 
     /// ` of 'alice' (3 pose bins, 4 years; 2 copied ...)`.
-    package static func summary(_ pools: [Pool], _ written: [PickWriter.Written]) -> String {
+    package static func summary(_ pools: [Pool], _ written: [PickWriter.Written], leftOut: Int = 0) -> String {
         let who = pools.count == 1 ? pools[0].person.map { " of '\($0)'" } ?? " by photo" : " of \(pools.count) people"
         let bins = Set(written.map(\.choice.bin).filter { $0 != .unknown }).count
         let years = Set(written.compactMap(\.choice.candidate.year)).count
         let copied = written.filter { !$0.cut }.count
         let binText = bins == 0 ? "pose not known" : "\(bins) pose bin\(bins == 1 ? "" : "s")"
         let yearText = years == 0 ? "no capture dates" : "\(years) year\(years == 1 ? "" : "s")"
-        let copiedText = copied == 0 ? "" : "; \(copied) copied from the dataset (photo not found, changed, or a video)"
-        return who + " (\(binText), \(yearText)\(copiedText))"
+        let copiedText = copied == 0 ? "" : "; \(copied) copied from the dataset (photo not found or changed)"
+        let leftText = leftOut == 0 ? "" : "; \(leftOut) left out as enlarged past --max-upscale or not at the set's size (pick.json says which)"
+        return who + " (\(binText), \(yearText)\(copiedText)\(leftText))"
     }
 
     /// The pools the request asks for.
@@ -107,8 +131,10 @@ extension PickCommand {
         return used.insertUnique(name)
     }
 
-    /// The crop settings: the dataset's (stats.json), with `--size` and `--margin`.
-    package static func cropSettings(_ settings: Settings, dataset: String) -> CropSettings {
+    /// The crop settings: the dataset's (stats.json), with `--size`,
+    /// `--margin` and `--pad` (`inside` unless asked); and how the dataset's
+    /// own crops were sized.
+    package static func cropSettings(_ settings: Settings, dataset: String) -> (CropSettings, PickSizing) {
         var options = Options()
         let stats = JSONReading.object(atPath: dataset + "/stats.json")
         if let recorded = stats?["settings"] as? [String: Any] {
@@ -118,8 +144,10 @@ extension PickCommand {
             if let quality = recorded["quality"] as? Int { options.quality = quality }
             if let pad = (recorded["pad"] as? String).flatMap(PadMode.init(rawValue:)) { options.pad = pad }
         }
+        let made = PickSizing(size: options.size, margin: options.margin, pad: options.pad)
         if let size = settings.size { options.size = size }
         if let margin = settings.margin { options.margin = margin }
-        return CropSettings(options)
+        options.pad = settings.pad
+        return (CropSettings(options), made)
     }
 }

@@ -20,30 +20,45 @@ package struct PickWriter {
         package var caption: String
         package var choice: PickChoice
         package var cut: Bool
+        /// Output side ÷ source pixels, and the margin the crop has.
+        package var enlargement: Double
+        package var margin: Double
     }
 
     package func writing<T>(_ path: String, _ body: () throws(WriteFailure) -> T) throws(FaceCropError) -> T {
         do throws(WriteFailure) { return try body() } catch { throw .outputUnusable(output, reason: "cannot write '\(path)': \(error.reason)") }
     }
 
-    /// The crops of one pool and their captions, in `folder` ("" or a person's).
-    package func writeCrops(_ choices: [PickChoice], folder: String, stop: StopRequest) throws(FaceCropError) -> [Written] {
+    /// The crops of one pool and their captions, in `folder` ("" or a
+    /// person's), numbered from `first`; and the chosen crops that could be
+    /// neither cut again nor copied, with the reason.
+    package func writeCrops(_ choices: [PickChoice], folder: String, first: Int = 1, stop: StopRequest) throws(FaceCropError)
+        -> (written: [Written], leftOut: [PickLeftOut])
+    {
         let prefix = folder.isEmpty ? "" : folder + "/"
         try writing(output + "/" + folder) { () throws(WriteFailure) in try AtomicFile.makeFolder(output + "/" + folder) }
         var written: [Written] = []
-        for (index, choice) in choices.enumerated() {
+        var leftOut: [PickLeftOut] = []
+        for choice in choices {
             if stop.requested != nil { break }
-            let (bytes, cut) = try cutter.bytes(for: choice.candidate, dataset: dataset)
+            let (bytes, cut, enlargement, margin): ([UInt8], Bool, Double, Double)
+            switch try cutter.outcome(for: choice.candidate, dataset: dataset) {
+            case .written(let b, let c, let e, let m): (bytes, cut, enlargement, margin) = (b, c, e, m)
+            case .leftOut(let reason):
+                leftOut.append(PickLeftOut(candidate: choice.candidate, reason: reason, forSize: true))
+                continue
+            }
             let ext = cut ? cutter.settings.format.fileExtension : (choice.candidate.crop as NSString).pathExtension.lowercased()
-            let stem = prefix + Self.numbered(index + 1)
+            let stem = prefix + Self.numbered(first + written.count)
             let text = PickCaption.render(caption, choice)
             try writing(stem + "." + ext) { () throws(WriteFailure) in
                 try AtomicFile.write(bytes, to: output + "/" + stem + "." + ext, temporaries: temporaries)
                 try AtomicFile.write(Array((text + "\n").utf8), to: output + "/" + stem + ".txt", temporaries: temporaries)
             }
-            written.append(Written(file: stem + "." + ext, caption: text, choice: choice, cut: cut))
+            written.append(
+                Written(file: stem + "." + ext, caption: text, choice: choice, cut: cut, enlargement: enlargement, margin: margin))
         }
-        return written
+        return (written, leftOut)
     }
 
     package static func numbered(_ number: Int) -> String {
@@ -52,7 +67,9 @@ package struct PickWriter {
     }
 
     package func writeMetadata(_ written: [Written]) throws(FaceCropError) {
-        let lines = written.map { PickJSON.metadataRow(file: $0.file, caption: $0.caption, choice: $0.choice) + "\n" }
+        let lines = written.map {
+            PickJSON.metadataRow(file: $0.file, caption: $0.caption, choice: $0.choice, enlargement: $0.enlargement) + "\n"
+        }
         try writing(HFMetadata.fileName) { () throws(WriteFailure) in
             try AtomicFile.write(Array(lines.joined().utf8), to: output + "/" + HFMetadata.fileName, temporaries: temporaries)
         }

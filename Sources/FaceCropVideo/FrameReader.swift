@@ -70,16 +70,7 @@ package final class FrameReader {
     {
         let select = only.map { "select='\(exactSelect($0))'" } ?? VideoSampling.select(settings)
         var chain = [select, "showinfo=checksum=0"]
-        if probe.isHDR {
-            // PQ or HLG to SDR BT.709: to linear light at 100 nits nominal
-            // peak, the Mobius curve (linear up to 0.3 of the peak, then rolled off) without desaturation, then BT.709
-            // primaries, transfer and matrix (limited range).
-            chain += [
-                "zscale=tin=\(probe.transfer):t=linear:npl=100:pin=bt2020:min=bt2020nc",
-                "format=gbrpf32le", "zscale=p=bt709", "tonemap=tonemap=mobius:desat=0",
-                "zscale=t=bt709:m=bt709:r=tv", "format=yuv420p",
-            ]
-        }
+        chain += probe.toneMap
         if size.width == probe.width && size.height == probe.height {
             chain.append("scale=\(probe.width):\(probe.height):flags=bicubic")
         } else {

@@ -66,6 +66,10 @@ struct PickTests {
         #expect(entries.count == 1)
         #expect((entries[0]["source"] as? String)?.hasPrefix("burst-") == true)
         #expect((entries[0]["near_duplicates"] as? [Int])?.count == 4)
+        // The other four are listed, each with its reason.
+        let left = try #require(try pickJSON(out)["left_out"] as? [[String: Any]])
+        #expect(left.count == 4)
+        #expect(left.allSatisfy { ($0["reason"] as? String) == "near-duplicate of crop \(entries[0]["crop_number"] as! Int), which was picked" })
         #expect(entries[0]["cut"] as? String == "photo")
         #expect(try String(contentsOf: out.appendingPathComponent("0001.txt"), encoding: .utf8) == "\(hopper), 2019, frontal\n")
         let crop = try PhotoBytes(path: out.appendingPathComponent("0001.jpg").path, source: "crop")
@@ -77,7 +81,7 @@ struct PickTests {
         // A template of its own; the photos gone: the dataset's crop is copied.
         try FileManager.default.removeItem(at: photos)
         let again = try facecrop(["pick", dataset.path, out.path, "--person", hopper, "--caption", "photo of {name}, {pose}, {date}"])
-        #expect(again.stderr.hasSuffix("; 1 copied from the dataset (photo not found, changed, or a video)) -> '\(out.path)'\n"))
+        #expect(again.stderr.hasSuffix("; 1 copied from the dataset (photo not found or changed)) -> '\(out.path)'\n"))
         #expect(try String(contentsOf: out.appendingPathComponent("0001.txt"), encoding: .utf8) == "photo of \(hopper), frontal, 2019-07-14\n")
         #expect(try picked(out)[0]["cut"] as? String == "copied")
     }

@@ -27,7 +27,7 @@ struct AlignOptionTests {
         #expect(throws: FaceCropError.usage("'--align' must be one of none, level, arcface, ffhq, not 'ffqh'")) {
             try OptionTable.parse(["a", "-o", "x", "--align=ffqh"])
         }
-        #expect(throws: FaceCropError.usage("'--pad' must be one of edge, black, reflect, not 'mirror'")) {
+        #expect(throws: FaceCropError.usage("'--pad' must be one of edge, black, reflect, inside, not 'mirror'")) {
             try OptionTable.parse(["a", "-o", "x", "--pad", "mirror"])
         }
         #expect((try? OptionTable.parse(["a", "-o", "x", "--pad", "reflect"]))?.pad == .reflect)

@@ -41,6 +41,20 @@ struct GeometryTests {
         #expect(square.top + square.side >= c.face.y + c.face.height)
     }
 
+    /// `--pad inside`: a square that fits is only moved (as without it);
+    /// one larger than the photo shrinks to its shorter side, as near the
+    /// face as the photo allows, and never reaches past the edge.
+    @Test func cropSquareInside() {
+        let fits = PixelRect(x: 0, y: 0, width: 40, height: 40)
+        #expect(
+            CropGeometry.cropSquare(around: fits, margin: 0.5, imageWidth: 200, imageHeight: 200, inside: true)
+                == CropGeometry.cropSquare(around: fits, margin: 0.5, imageWidth: 200, imageHeight: 200))
+        let narrow = PixelRect(x: 40, y: 111, width: 176, height: 221)
+        let square = CropGeometry.cropSquare(around: narrow, margin: 0.6, imageWidth: 260, imageHeight: 600, inside: true)
+        #expect(square == PixelSquare(left: 0, top: 91, side: 260))
+        #expect(abs(CropGeometry.marginUsed(side: square.side, face: narrow) - 0.0882) < 1e-4)
+    }
+
     @Test func paddingIsReportedOnlyWhenTheSquareLeavesThePhoto() {
         #expect(!PixelSquare(left: 0, top: 0, side: 100).reachesOutside(width: 100, height: 100))
         #expect(PixelSquare(left: -1, top: 0, side: 100).reachesOutside(width: 200, height: 200))
