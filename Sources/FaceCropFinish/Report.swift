@@ -116,6 +116,8 @@ package enum Report {
         figure.crop img{display:block;width:100%;height:auto;aspect-ratio:1;object-fit:cover;background:#ddd}
         figcaption{font-size:11px;color:#444;margin-top:4px;overflow-wrap:anywhere}
         figcaption b{color:#1d1d1f}
+        figcaption .name{font-weight:600;color:#1d1d1f}
+        figcaption .time{color:#1d6fd6}
         nav.pages{margin:12px 0;display:flex;flex-wrap:wrap;gap:4px}
         nav.pages a,nav.pages span{padding:2px 8px;border:1px solid #d8d8dc;border-radius:3px;background:#fff;text-decoration:none}
         nav.pages span{background:#1d1d1f;color:#fff}
@@ -263,11 +265,30 @@ package enum Report {
                 <a href="\(href)"><img src="\(href)" loading="lazy" decoding="async" width="\(thumbnailSide)" \
                 height="\(thumbnailSide)" alt="face \(face.index) of \(escape(crop.source))"></a>\
                 <figcaption><b>#\(crop.number)</b> <span class="path">\(escape(crop.source))</span> face \(face.index)\
-                <br>\(escape(detail))\(ReportTicks.box(crop, run))</figcaption></figure>
+                \(caption(face))<br>\(escape(detail))\(ReportTicks.box(crop, run))</figcaption></figure>
 
                 """
         }
         return html + "</div>\n" + navigation + "</section>\n"
+    }
+
+    /// Who the face is (its person, else its tag's name) and, for a video
+    /// frame, its time and track: six frames of one video are not six duplicates.
+    private static func caption(_ face: FaceRecord) -> String {
+        var html = ""
+        if let name = face.person ?? face.tagName { html += "<br><span class=\"name\">\(escape(name))</span>" }
+        if let video = face.video {
+            html += "<br><span class=\"time\">▶ \(videoTime(video.time)), track \(video.track)</span>"
+        }
+        return html
+    }
+
+    /// A video frame's time as the pages show it: `1.233 s`, `75.500 s (1:15.500)`.
+    package static func videoTime(_ seconds: Double) -> String {
+        let text = String(format: "%.3f s", seconds)
+        guard seconds >= 60 else { return text }
+        let minutes = Int(seconds / 60)
+        return text + String(format: " (%d:%06.3f)", minutes, seconds - Double(minutes * 60))
     }
 
     private static func pager(page: Int, pages: Int) -> String {

@@ -195,6 +195,10 @@ package struct PlanJoin: IteratorProtocol {
             let reason = record.photoHash == nil ? "no photo hash recorded" : "no transform recorded"
             return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)
         }
+        if record.status == .ok, let video = record.video, video.cuts == nil {
+            // Tracked before cuts between samples ended tracks.
+            return PlanWork(item: .photo(photo, previous: nil), reason: "tracks not ended at cuts", earlier: record, oldCrops: oldCrops)
+        }
         if rules.regroup && record.faces.contains(where: { $0.status == .duplicate || $0.status == .otherPerson }) {
             let reason = record.faces.contains { $0.status == .duplicate } ? "near-duplicates regrouped" : "people regrouped"
             return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)

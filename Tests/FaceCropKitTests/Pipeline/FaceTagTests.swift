@@ -354,4 +354,34 @@ struct FaceTagTests {
             #expect(named.first?["found_by"] == nil, "\(source)")
         }
     }
+
+    /// A person said a face is there: a 32 px tagged face gets its crop at
+    /// the default --min-face 48, found by its tag, and stats count it.
+    /// two-people.jpg at 0.34: Hopper's face 32 px, Collins' 62 px.
+    @Test func aTaggedFaceUnderMinFaceGetsItsCrop() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let photo = photos.appendingPathComponent("small.jpg")
+        _ = try runTool("/usr/bin/vips", ["resize", fixtures.appendingPathComponent("faces/two-people.jpg").path, photo.path, "0.34"])
+        let h = Self.hopper
+        try Self.exiftool(["-q", "-o", photos.appendingPathComponent("small.jpg.xmp").path, Self.mwg([("Siobhán", h.1, h.2, h.3, h.4)])])
+        let output = work.appendingPathComponent("out")
+        let result = try run([photos.path, "-o", output.path, "--no-report", "--no-contact-sheet"])
+        let lines = try readManifest(output)
+        let tagged = try #require(lines.first { $0["tag_name"] as? String == "Siobhán" })
+        #expect(tagged["found_by"] as? String == "tag")
+        let side = max(rect(tagged["bbox"])?.width ?? 0, rect(tagged["bbox"])?.height ?? 0)
+        #expect(side > 28 && side < 48, "\(side)")
+        let crop = try #require(tagged["crop"] as? String)
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(crop).path))
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
+        #expect(stats["found_by_tag"] as? Int == 1)
+        #expect(result.stderr.contains(", 1 cropped from their tag"), "\(result.stderr)")
+        // --no-tagged-faces: the detector's faces only.
+        let plain = work.appendingPathComponent("plain")
+        _ = try run([photos.path, "-o", plain.path, "-q", "--no-tagged-faces"])
+        #expect(!(try readManifest(plain)).contains { $0["tag_name"] as? String == "Siobhán" })
+    }
 }
