@@ -42,7 +42,7 @@ package enum Report {
     /// (`ReportLists`), the second writes the crops a page at a time, so the
     /// report holds at most one page of crops whatever the dataset's size.
     package static func write(_ run: FinishedRun, sheets: [String], peoplePage: Bool = false, pageSize: Int = defaultPageSize) -> [String] {
-        let lists = ReportLists(run.records)
+        let lists = ReportLists(run.records, thumbnails: LeftOutThumbnails(inputs: run.inputs, output: run.output))
         let pages = max(1, (lists.crops + pageSize - 1) / pageSize)
         var failures: [String] = []
         var page = 1
@@ -109,6 +109,9 @@ package enum Report {
         td.n{text-align:right;font-variant-numeric:tabular-nums}
         .cards{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
         tr.error td.reason{color:#b00020}
+        td.thumb{padding:2px;width:64px}
+        td.thumb a{display:block;position:relative;width:64px;height:64px;overflow:hidden;background:#ddd}
+        td.thumb img{position:absolute;max-width:none}
         ul.noface{columns:3 260px;margin:0;padding-left:20px}
         code,.path{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all}
         .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(148px,1fr));gap:10px}

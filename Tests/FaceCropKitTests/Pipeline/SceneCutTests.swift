@@ -21,8 +21,11 @@ struct SceneCutTests {
             at: VideoTests.made.appendingPathComponent("slideshow.mp4"), to: videos.appendingPathComponent("slideshow.mp4"))
         let out = work.appendingPathComponent("out")
         let quiet = ["-q", "--no-report", "--no-contact-sheet"]
-        let run = try runFaceCrop([videos.path, "-o", out.path] + quiet)
+        let run = try runFaceCrop([videos.path, "-o", out.path, "-q", "--no-contact-sheet"])
         #expect(run.status == 0, "\(run.stderr)")
+        // The report's cards say each frame's time and track.
+        let report = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(report.contains("<span class=\"time\">▶ 2.000 s, track 1</span>"))
         let lines = try readManifest(out)
         // The pictures are 0-1.7, 1.7-3.4 and 3.4-5 s; samples at 0...5 s.
         func shot(_ line: [String: Any]) -> Int { ((line["time"] as? Double ?? -1) < 1.7) ? 0 : (line["time"] as? Double ?? 0) < 3.4 ? 1 : 2 }
