@@ -359,10 +359,8 @@ struct FaceTagTests {
     /// the default --min-face 48, found by its tag, and stats count it.
     /// two-people.jpg at 0.34: Hopper's face 32 px, Collins' 62 px.
     @Test func aTaggedFaceUnderMinFaceGetsItsCrop() throws {
-        let work = try makeTemporaryFolder()
+        let (work, photos) = try fixturePhotos([])
         defer { try? FileManager.default.removeItem(at: work) }
-        let photos = work.appendingPathComponent("photos")
-        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
         let photo = photos.appendingPathComponent("small.jpg")
         _ = try runTool("/usr/bin/vips", ["resize", fixtures.appendingPathComponent("faces/two-people.jpg").path, photo.path, "0.34"])
         let h = Self.hopper
@@ -372,15 +370,29 @@ struct FaceTagTests {
         let lines = try readManifest(output)
         let tagged = try #require(lines.first { $0["tag_name"] as? String == "Siobhán" })
         #expect(tagged["found_by"] as? String == "tag")
-        let side = max(rect(tagged["bbox"])?.width ?? 0, rect(tagged["bbox"])?.height ?? 0)
-        #expect(side > 28 && side < 48, "\(side)")
+        #expect((29..<48).contains(max(rect(tagged["bbox"])?.width ?? 0, rect(tagged["bbox"])?.height ?? 0)))
         let crop = try #require(tagged["crop"] as? String)
         #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(crop).path))
         let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
         #expect(stats["found_by_tag"] as? Int == 1)
         #expect(result.stderr.contains(", 1 cropped from their tag"), "\(result.stderr)")
-        // --no-tagged-faces: the detector's faces only.
-        let plain = work.appendingPathComponent("plain")
+        // As a dataset made when such a tag got no crop: --check names the photo and why.
+        let state = output.appendingPathComponent(".facecrop/state.jsonl")
+        let entries = try String(contentsOf: state, encoding: .utf8).split(separator: "\n").map { line -> String in
+            // The entry as written up to its lines (the state's readers expect its form), without the tag's line and crop.
+            guard line.contains(crop), let start = line.range(of: "\"lines\": "),
+                let lines = (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["lines"] as? [String]
+            else { return String(line) }
+            let kept = try JSONSerialization.data(withJSONObject: lines.filter { !$0.contains("\"found_by\": \"tag\"") })
+            let head = line[..<start.upperBound].replacingOccurrences(of: ",\"\(crop)\"", with: "")
+            return head.replacingOccurrences(of: "\"\(crop)\",", with: "") + String(decoding: kept, as: UTF8.self) + "}"
+        }
+        try (entries.joined(separator: "\n") + "\n").write(to: state, atomically: true, encoding: .utf8)
+        let check = try runFaceCrop([photos.path, "-o", output.path, "--check", "--no-report", "--no-contact-sheet"])
+        #expect(check.stdout == "tagged face without a crop: small.jpg\n")
+        _ = try run([photos.path, "-o", output.path, "-q", "--no-report", "--no-contact-sheet"])
+        #expect(try runFaceCrop([photos.path, "-o", output.path, "--check", "--no-report", "--no-contact-sheet"]).status == 0)
+        let plain = work.appendingPathComponent("plain")  // --no-tagged-faces: the detector's faces only.
         _ = try run([photos.path, "-o", plain.path, "-q", "--no-tagged-faces"])
         #expect(!(try readManifest(plain)).contains { $0["tag_name"] as? String == "Siobhán" })
     }
