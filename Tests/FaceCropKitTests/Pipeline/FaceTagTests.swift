@@ -89,6 +89,7 @@ struct FaceTagTests {
         // Hopper's head is nearly level: the crop is turned by a few degrees at most.
         #expect(abs((line["angle"] as? NSNumber)?.doubleValue ?? 99) < 10)
         #expect(line["aligned"] as? Bool == true)
+        #expect(try runFaceCrop([photos.path, "-o", output.path, "--detector", "haar", "--min-neighbors", "100", "--align", "level", "--check"]).status == 0)
     }
 
     @Test func bothSchemasEmbeddedAndSidecarNameTheirFaces() throws {
