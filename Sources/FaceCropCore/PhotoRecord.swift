@@ -109,9 +109,12 @@ package struct VideoInfo: Sendable, Equatable {
     /// Frames read a second time, at full size, for their crops; nil in a
     /// record made before there was a second read (its line has none).
     package var fullFrames: Int?
+    /// Samples that began a new shot, where every track ended (`cuts`); nil
+    /// in a record made before cuts were found between samples.
+    package var cuts: Int?
 
-    package init(duration: Double, samples: Int, fullFrames: Int? = nil) {
-        (self.duration, self.samples, self.fullFrames) = (duration, samples, fullFrames)
+    package init(duration: Double, samples: Int, fullFrames: Int? = nil, cuts: Int? = nil) {
+        (self.duration, self.samples, self.fullFrames, self.cuts) = (duration, samples, fullFrames, cuts)
     }
 }
 
@@ -252,6 +255,9 @@ public struct RunCounts: Sendable, Equatable {
     /// recall against faces people checked by hand (`TagStage`).
     public var taggedFaces = 0
     public var taggedFacesFound = 0
+    /// Faces whose crop came from their tag alone (`found_by: tag`): the
+    /// detector missed them, or found them under `--min-face`.
+    public var foundByTag = 0
 
     /// `taggedFacesFound` of `taggedFaces` as a percentage, one decimal.
     package var taggedRecall: Double? {
@@ -266,6 +272,7 @@ public struct RunCounts: Sendable, Equatable {
                 qualityCounts[Int((quality.score * 10_000).rounded()), default: 0] += 1
                 qualityTotal += 1
             }
+            if face.foundByTag && face.status == .ok { foundByTag += 1 }
             switch face.status {
             case .ok: if let split = face.split ?? record.split { splits[split, default: 0] += 1 }
             case .rejected: rejected += 1

@@ -22,11 +22,14 @@ package struct FinishedRun: Sendable {
     /// The people file as the run used it: the People page embeds its lines
     /// (nil: it could not be read, and the page offers no editing).
     package var people: PeopleFile? = nil
+    /// Each input's path by its label (`PhotoFinder.labels`): the report's
+    /// faces without a crop are shown cut from their photo (empty: not shown).
+    package var inputs: [String: String] = [:]
 
     package init(output: String, records: StateRecords, stats: JSON, temporaries: TemporaryFiles, stop: StopRequest,
-        rejections: RejectionsFile? = nil, people: PeopleFile? = nil) {
+        rejections: RejectionsFile? = nil, people: PeopleFile? = nil, inputs: [String: String] = [:]) {
         (self.output, self.records, self.stats, self.temporaries) = (output, records, stats, temporaries)
-        (self.stop, self.rejections, self.people) = (stop, rejections, people)
+        (self.stop, self.rejections, self.people, self.inputs) = (stop, rejections, people, inputs)
     }
 }
 

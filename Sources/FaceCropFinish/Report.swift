@@ -42,7 +42,7 @@ package enum Report {
     /// (`ReportLists`), the second writes the crops a page at a time, so the
     /// report holds at most one page of crops whatever the dataset's size.
     package static func write(_ run: FinishedRun, sheets: [String], peoplePage: Bool = false, pageSize: Int = defaultPageSize) -> [String] {
-        let lists = ReportLists(run.records)
+        let lists = ReportLists(run.records, thumbnails: LeftOutThumbnails(inputs: run.inputs, output: run.output))
         let pages = max(1, (lists.crops + pageSize - 1) / pageSize)
         var failures: [String] = []
         var page = 1
@@ -109,6 +109,9 @@ package enum Report {
         td.n{text-align:right;font-variant-numeric:tabular-nums}
         .cards{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
         tr.error td.reason{color:#b00020}
+        td.thumb{padding:2px;width:64px}
+        td.thumb a{display:block;position:relative;width:64px;height:64px;overflow:hidden;background:#ddd}
+        td.thumb img{position:absolute;max-width:none}
         ul.noface{columns:3 260px;margin:0;padding-left:20px}
         code,.path{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all}
         .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(148px,1fr));gap:10px}
@@ -116,6 +119,8 @@ package enum Report {
         figure.crop img{display:block;width:100%;height:auto;aspect-ratio:1;object-fit:cover;background:#ddd}
         figcaption{font-size:11px;color:#444;margin-top:4px;overflow-wrap:anywhere}
         figcaption b{color:#1d1d1f}
+        figcaption .name{font-weight:600;color:#1d1d1f}
+        figcaption .time{color:#1d6fd6}
         nav.pages{margin:12px 0;display:flex;flex-wrap:wrap;gap:4px}
         nav.pages a,nav.pages span{padding:2px 8px;border:1px solid #d8d8dc;border-radius:3px;background:#fff;text-decoration:none}
         nav.pages span{background:#1d1d1f;color:#fff}
@@ -263,11 +268,30 @@ package enum Report {
                 <a href="\(href)"><img src="\(href)" loading="lazy" decoding="async" width="\(thumbnailSide)" \
                 height="\(thumbnailSide)" alt="face \(face.index) of \(escape(crop.source))"></a>\
                 <figcaption><b>#\(crop.number)</b> <span class="path">\(escape(crop.source))</span> face \(face.index)\
-                <br>\(escape(detail))\(ReportTicks.box(crop, run))</figcaption></figure>
+                \(caption(face))<br>\(escape(detail))\(ReportTicks.box(crop, run))</figcaption></figure>
 
                 """
         }
         return html + "</div>\n" + navigation + "</section>\n"
+    }
+
+    /// Who the face is (its person, else its tag's name) and, for a video
+    /// frame, its time and track: six frames of one video are not six duplicates.
+    private static func caption(_ face: FaceRecord) -> String {
+        var html = ""
+        if let name = face.person ?? face.tagName { html += "<br><span class=\"name\">\(escape(name))</span>" }
+        if let video = face.video {
+            html += "<br><span class=\"time\">▶ \(videoTime(video.time)), track \(video.track)</span>"
+        }
+        return html
+    }
+
+    /// A video frame's time as the pages show it: `1.233 s`, `75.500 s (1:15.500)`.
+    package static func videoTime(_ seconds: Double) -> String {
+        let text = String(format: "%.3f s", seconds)
+        guard seconds >= 60 else { return text }
+        let minutes = Int(seconds / 60)
+        return text + String(format: " (%d:%06.3f)", minutes, seconds - Double(minutes * 60))
     }
 
     private static func pager(page: Int, pages: Int) -> String {

@@ -1,7 +1,9 @@
 /// The report's sections for faces that have no crop: those a person
 /// rejected, near-duplicates of a kept face and faces below the quality
-/// floor (`--min-face-quality`, `--max-yaw`), each with the reason. A
+/// floor (`--min-face-quality`, `--max-yaw`), each with the reason and a
+/// thumbnail cut from its photo by the browser (`LeftOutThumbnails`). A
 /// dataset without them shows neither section (its report is as before).
+import Foundation
 import FaceCropCore
 import FaceCropInputs
 import FaceCropOutput
@@ -11,9 +13,11 @@ package struct LeftOut {
     private var duplicates = ShownList<String>()
     private var lowQuality = ShownList<String>()
 
-    package mutating func add(_ face: FaceRecord, of source: String) {
+    /// `thumbnail`: the face's picture cell (`LeftOutThumbnails.cell`).
+    package mutating func add(_ face: FaceRecord, of source: String, thumbnail: String = "<td></td>") {
         let box = "\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)"
-        let cells = "<td class=\"path\">\(Report.escape(source))</td><td class=\"n\">\(face.index)</td><td><code>\(box)</code></td>"
+        let cells = thumbnail
+            + "<td class=\"path\">\(Report.escape(source))</td><td class=\"n\">\(face.index)</td><td><code>\(box)</code></td>"
         switch face.status {
         case .ok, .otherPerson:
             return
@@ -34,6 +38,16 @@ package struct LeftOut {
         }
     }
 
+    /// Whether `face`'s row would be shown (else only counted).
+    package func wants(_ face: FaceRecord) -> Bool {
+        switch face.status {
+        case .lowQuality: lowQuality.wants
+        case .rejected: rejected.wants
+        case .duplicate: duplicates.wants
+        case .ok, .otherPerson: false
+        }
+    }
+
     package var html: String {
         section("rejected", "Rejected faces", rejected) + section("duplicates", "Near-duplicate faces", duplicates)
             + section("low-quality", "Faces below the quality floor", lowQuality)
@@ -42,7 +56,7 @@ package struct LeftOut {
     private func section(_ id: String, _ title: String, _ rows: ShownList<String>) -> String {
         guard rows.count > 0 else { return "" }
         return "<section id=\"\(id)\">\n<h2>\(title) (\(rows.count))</h2>\n<table>\n"
-            + "<tr><th>Photo</th><th>Face</th><th>Box (x,y,w,h)</th><th>Reason</th></tr>\n" + rows.shown.joined() + "</table>\n"
+            + "<tr><th></th><th>Photo</th><th>Face</th><th>Box (x,y,w,h)</th><th>Reason</th></tr>\n" + rows.shown.joined() + "</table>\n"
             + rows.moreHTML + "</section>\n"
     }
 }
@@ -84,7 +98,7 @@ package struct ReportLists {
     package var leftOut = LeftOut()
     package var crops = 0
 
-    package init(_ records: StateRecords) {
+    package init(_ records: StateRecords, thumbnails: LeftOutThumbnails = LeftOutThumbnails()) {
         for record in records {
             switch record.status {
             case .error:
@@ -95,9 +109,64 @@ package struct ReportLists {
                 noFace.add(noFace.wants ? PhotoFinder.join(record.label, record.source) + " (no person found)" : "")
             case .ok:
                 for face in record.faces {
-                    if face.status == .ok { crops += 1 } else { leftOut.add(face, of: PhotoFinder.join(record.label, record.source)) }
+                    if face.status == .ok {
+                        crops += 1
+                    } else if leftOut.wants(face) {
+                        leftOut.add(face, of: PhotoFinder.join(record.label, record.source), thumbnail: thumbnails.cell(face, of: record))
+                    } else {
+                        leftOut.add(face, of: PhotoFinder.join(record.label, record.source))
+                    }
                 }
             }
         }
+    }
+}
+
+/// A face without a crop, shown in the report cut from its photo by the
+/// browser: the photo, linked by its path relative to the dataset, in a
+/// 64 px square around the face (1.4 times its side). Only for photos a
+/// browser shows (JPEG, PNG, GIF, WebP, AVIF) whose input the run knows (a
+/// `merge` does not: its cells are empty); a moved dataset or photo shows
+/// an empty square.
+package struct LeftOutThumbnails {
+    package static let side = 64
+    private static let shown: Set<String> = ["jpg", "jpeg", "png", "gif", "webp", "avif"]
+    private var inputs: [String: String] = [:]
+    private var output = ""
+
+    package init(inputs: [String: String] = [:], output: String = "") {
+        (self.inputs, self.output) = (inputs, output)
+    }
+
+    /// The table cell of `face` of `record` (empty when it cannot be shown).
+    package func cell(_ face: FaceRecord, of record: PhotoRecord) -> String {
+        guard let input = inputs[record.label], let width = record.width, let height = record.height,
+            Self.shown.contains((record.source as NSString).pathExtension.lowercased()), face.video == nil
+        else { return "<td class=\"thumb\"></td>" }
+        var isFolder: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: input, isDirectory: &isFolder)
+        let photo = isFolder.boolValue ? input + "/" + record.source : input
+        let box = face.box
+        let square = Double(max(box.width, box.height)) * 1.4
+        let scale = Double(Self.side) / max(1, square)
+        let left = (Double(box.x) + Double(box.width) / 2 - square / 2) * scale
+        let top = (Double(box.y) + Double(box.height) / 2 - square / 2) * scale
+        func px(_ value: Double) -> String { String(format: "%.1fpx", value) }
+        let style = "width:\(px(Double(width) * scale));height:\(px(Double(height) * scale));left:\(px(-left));top:\(px(-top))"
+        let href = Report.escape(Report.urlPath(Self.relative(photo, from: output)))
+        return "<td class=\"thumb\"><a href=\"\(href)\"><img src=\"\(href)\" loading=\"lazy\" decoding=\"async\" alt=\"\" style=\"\(style)\"></a></td>"
+    }
+
+    /// `path` relative to the folder `base` (both made absolute).
+    package static func relative(_ path: String, from base: String) -> String {
+        func parts(_ path: String) -> [String] {
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            return (absolute as NSString).standardizingPath.split(separator: "/").map(String.init)
+        }
+        let target = parts(path)
+        let from = parts(base)
+        var common = 0
+        while common < min(target.count, from.count) && target[common] == from[common] { common += 1 }
+        return (Array(repeating: "..", count: from.count - common) + target[common...]).joined(separator: "/")
     }
 }

@@ -92,6 +92,7 @@ package enum ReportPeople {
         figure.face.rep img{border-color:#1d6fd6}
         figure.face:has(input.not:checked) img{border-color:#b00020;opacity:.55}
         figure.face label{display:block;cursor:pointer}
+        figure.face .video{display:block;color:#1d6fd6}
         figure.face input.who{font:inherit;width:90px}
         figure.face input.who.bad,.tools input.name.bad{outline:2px solid #b00020}
         p.more{font-size:12px;color:#666;margin:4px 0 0}
@@ -180,14 +181,18 @@ package enum ReportPeople {
         return html + "</section>\n"
     }
 
+    /// A face's picture; a video frame's is marked, with its time.
     private static func figure(_ face: PeopleListing.Face, rep: Bool, extra: String) -> String {
         let href = Report.escape(Report.urlPath(face.crop))
+        let time = face.time.map { Report.videoTime($0) }
+        let mark = time.map { "<span class=\"video\">▶ \($0)</span>" } ?? ""
         return """
-            <figure class="face\(rep ? " rep" : "")" id="face-\(face.number)" data-number="\(face.number)" \
+            <figure class="face\(rep ? " rep" : "")\(time == nil ? "" : " video")" id="face-\(face.number)" data-number="\(face.number)" \
             data-handle="\(Report.escape(face.handle.description))" data-note="\(Report.escape(oneLine(face.note)))" \
-            title="#\(face.number) \(Report.escape(face.photo)), face \(face.face)"><a href="\(href)"><img src="\(href)" \
+            title="#\(face.number) \(Report.escape(face.photo)), face \(face.face)\(time.map { ", video frame at \($0)" } ?? "")">\
+            <a href="\(href)"><img src="\(href)" \
             loading="lazy" decoding="async" width="96" height="96" alt="face \(face.face) of \(Report.escape(face.photo))"></a>\
-            \(extra)</figure>
+            \(mark)\(extra)</figure>
 
             """
     }

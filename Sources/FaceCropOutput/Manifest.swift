@@ -37,6 +37,7 @@ package enum Manifest {
             last.append(("duration", .double(video.duration)))
             last.append(("samples", .int(video.samples)))
             if let frames = video.fullFrames { last.append(("full_frames", .int(frames))) }
+            if let cuts = video.cuts { last.append(("cuts", .int(cuts))) }
         }
 
         switch record.status {
@@ -137,7 +138,7 @@ package enum Manifest {
         record.taggedFaces = first.taggedFaces ?? 0
         record.taggedFacesFound = first.taggedFacesFound ?? 0
         if let duration = first.duration, let samples = first.samples {
-            record.video = VideoInfo(duration: duration, samples: samples, fullFrames: first.fullFrames)
+            record.video = VideoInfo(duration: duration, samples: samples, fullFrames: first.fullFrames, cuts: first.cuts)
         }
         guard record.status == .ok else { return true }
         var faces: [FaceRecord] = []
@@ -195,6 +196,7 @@ package enum Manifest {
         var duration: Double?
         var samples: Int?
         var fullFrames: Int?
+        var cuts: Int?
         var time: Double?
         var frame: Int?
         var track: Int?

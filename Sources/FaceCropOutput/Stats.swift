@@ -136,6 +136,7 @@ package struct Stats {
             members.append(("tagged_faces_found", .int(counts.taggedFacesFound)))
             members.append(("tagged_faces_recall", .double(recall)))
         }
+        if counts.foundByTag > 0 { members.append(("found_by_tag", .int(counts.foundByTag))) }
         if counts.lowQuality > 0 { members.append(("low_quality", .int(counts.lowQuality))) }
         // The library's own quartiles of face_quality: a floor to choose from.
         if counts.qualityTotal > 0 {
@@ -201,6 +202,8 @@ package struct Stats {
         if let recall = counts.taggedRecall {
             line += ", \(counts.taggedFacesFound) of \(counts.taggedFaces) tagged faces found (\(recall) %)"
         }
+        if counts.foundByTag > 0 { line += ", \(counts.foundByTag) cropped from their tag" }
+        if counts.lowQuality > 0 { line += ", \(counts.lowQuality) left out as low_quality" }
         if counts.reused > 0 || removed > 0 {
             line += ", \(counts.photos - counts.reused) processed, \(counts.reused) unchanged, \(removed) old crops removed"
         }

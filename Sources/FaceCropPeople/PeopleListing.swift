@@ -19,15 +19,17 @@ package struct PeopleListing: Sendable {
         package var person: String?
         /// Its face_quality (nil: a dataset made before the quality record).
         package var quality: Double? = nil
+        /// A video frame's time in seconds (nil: a photo's face).
+        package var time: Double? = nil
 
         /// The comment facecrop writes after a statement about this face.
         package var note: String { Rejection.note(photo: photo, face: face) }
         package var side: Int { max(handle.box.width, handle.box.height) }
 
         package init(number: Int, crop: String, photo: String, face: Int, handle: Rejection, sharpness: Double,
-            person: String? = nil, quality: Double? = nil) {
+            person: String? = nil, quality: Double? = nil, time: Double? = nil) {
             (self.number, self.crop, self.photo, self.face, self.handle) = (number, crop, photo, face, handle)
-            (self.sharpness, self.person, self.quality) = (sharpness, person, quality)
+            (self.sharpness, self.person, self.quality, self.time) = (sharpness, person, quality, time)
         }
     }
 
@@ -116,7 +118,7 @@ package struct PeopleListing: Sendable {
                 number: face.number, crop: face.crop, photo: face.photo, face: face.face,
                 handle: Rejection(sha256: face.handle.sha256, box: face.handle.box),
                 sharpness: (face.fields["sharpness"] as? NSNumber)?.doubleValue ?? 0, person: face.fields["person"] as? String,
-                quality: (face.fields["face_quality"] as? NSNumber)?.doubleValue)
+                quality: (face.fields["face_quality"] as? NSNumber)?.doubleValue, time: face.video?.time)
         }
         return PeopleListing(faces: faces, grouped: grouped)
     }

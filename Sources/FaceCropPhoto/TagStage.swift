@@ -1,8 +1,10 @@
 /// Between detection and placement: the photo's face tags (`FaceTags`)
 /// matched to the faces found, and the tagged faces the detector missed
-/// added as faces of their own (unless `--no-tagged-faces`), which then take
-/// every filter a detected face takes (`--min-face`, `--min-sharpness`,
-/// `--faces largest`).
+/// added as faces of their own (unless `--no-tagged-faces`). A person said
+/// such a face is there: it gets its crop whatever its size (`--min-face`
+/// is the detector's floor, and a face under it is missed by the detector
+/// too), and takes the other filters a detected face takes
+/// (`--min-sharpness`, `--faces largest`, the quality floor).
 import FaceCropCore
 import FaceCropImaging
 import FaceCropDetect
@@ -63,7 +65,7 @@ package enum TagStage {
             try placeEyes(&face, small: small, gray: gray, full: decoded.full, with: detector, source: source)
             added.append(face)
         }
-        added = added.filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
+        added = added.filter { $0.sharpness >= settings.minSharpness }
         var all = faces + added
         all.sort { a, b in
             if a.box.area != b.box.area { return a.box.area > b.box.area }

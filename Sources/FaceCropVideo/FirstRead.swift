@@ -22,7 +22,9 @@ package struct FirstRead {
     private let video: VideoInput
     private let detector: Detector
     private let cores: CoreShare?
-    private var tracker = Tracker()
+    private var tracker: Tracker
+    /// Samples that began a new shot (`Tracker.cuts`).
+    package var cuts: Int { tracker.cuts }
     /// Every face found, in presentation order.
     package var faces: [FaceRecord] = []
     /// The samples with faces.
@@ -34,12 +36,15 @@ package struct FirstRead {
     package var photoHash: PerceptualHash?
     /// The frames of one batch, one for each core it could borrow.
     private var batch: [(pts: Int, pixels: [UInt8])] = []
+    /// Each batched frame's scene score (`VideoFrame.scene`).
+    private var scenes: [Double] = []
     private var helpers: [Detector] = []
 
     private init(_ video: VideoInput, detector: Detector, cores: CoreShare?) {
         self.video = video
         self.detector = detector
         self.cores = cores
+        tracker = Tracker(cutScene: video.settings.video.sceneThreshold ?? VideoSampling.defaultSceneThreshold)
     }
 
     /// Reads every sample `reader` gives and detects, tracks and names its faces.
@@ -74,6 +79,7 @@ package struct FirstRead {
         }
         if batch.isEmpty, let cores { helpers = cores.borrow(cores.jobs - 1, like: detector) }
         batch.append((frame.pts, Array(pixels)))
+        scenes.append(frame.scene)
     }
 
     /// Detects the batch's frames at once, then tracks and names their faces in order.
@@ -82,14 +88,15 @@ package struct FirstRead {
             cores?.giveBack(helpers)
             helpers = []
             batch = []
+            scenes = []
         }
         let detected = FrameDetection.detect(
             batch, size: video.small, full: video.full, detectors: [detector] + helpers, settings: video.settings,
             source: video.source)
-        for (frame, found) in zip(batch, detected) {
+        for (index, (frame, found)) in zip(batch, detected).enumerated() {
             if let failure = found.failure { throw failure }
             if photoHash == nil { photoHash = found.hash }
-            let tracks = tracker.assign(found.found.map(\.box), gray: found.gray)
+            let tracks = tracker.assign(found.found.map(\.box), gray: found.gray, scene: scenes[index])
             guard !found.found.isEmpty else { continue }
             take(found.found, pts: frame.pts, tracks: tracks)
         }

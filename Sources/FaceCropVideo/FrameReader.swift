@@ -7,6 +7,9 @@ package struct VideoFrame {
     package var pts: Int
     package var width: Int
     package var height: Int
+    /// The first read's: the highest ffmpeg scene score of the frames
+    /// decoded since the sample before, through this one (0 in the second read).
+    package var scene = 0.0
 }
 
 /// Reads a video's sampled frames from an ffmpeg subprocess: raw RGB on its
@@ -62,14 +65,20 @@ package final class FrameReader {
 
     deinit { cancel() }
 
-    /// ffmpeg's filter graph: sample (`VideoSampling`; or, with `only`,
-    /// take exactly the frames of those pts, sorted), tone-map HDR, scale to
-    /// `size`.
+    /// ffmpeg's filter graph: the scene score of every decoded frame
+    /// printed (the first read only: cuts end tracks), sample
+    /// (`VideoSampling`; or, with `only`, take exactly the frames of those
+    /// pts, sorted), tone-map HDR, scale to `size`.
     package static func filters(_ probe: VideoProbe, settings: VideoSettings, size: (width: Int, height: Int), only: [Int]? = nil)
         -> String
     {
-        let select = only.map { "select='\(exactSelect($0))'" } ?? VideoSampling.select(settings)
-        var chain = [select, "showinfo=checksum=0"]
+        var chain: [String] = []
+        if let only {
+            chain.append("select='\(exactSelect(only))'")
+        } else {
+            chain += [VideoSampling.scoreEveryFrame, "metadata=print:key=lavfi.scene_score", VideoSampling.select(settings)]
+        }
+        chain.append("showinfo=checksum=0")
         chain += probe.toneMap
         if size.width == probe.width && size.height == probe.height {
             chain.append("scale=\(probe.width):\(probe.height):flags=bicubic")
@@ -108,14 +117,14 @@ package final class FrameReader {
         }
         if filled == 0 { return false }
         guard filled == count else { throw VideoMessage.frameCutShort(source, details: log.failure()) }
-        guard let pts = log.pts(index) else {
+        guard let (pts, scene) = log.sample(index) else {
             throw VideoMessage.noTime(source, frame: String(index), details: log.failure())
         }
         index += 1
         var failure: FaceCropError?
         buffer.withUnsafeBytes { raw in
             do throws(FaceCropError) {
-                try body(VideoFrame(pts: pts, width: width, height: height), raw)
+                try body(VideoFrame(pts: pts, width: width, height: height, scene: scene), raw)
             } catch {
                 failure = error
             }
@@ -142,11 +151,17 @@ package final class FrameReader {
 }
 
 /// ffmpeg's stderr, read line by line on a thread: the pts of each frame
-/// `showinfo` passed, and the last error lines.
+/// `showinfo` passed, the highest scene score `metadata` printed since the
+/// frame before it, and the last error lines. ffmpeg's filters run in
+/// order on one thread: a frame's score is printed before `select` passes
+/// it to `showinfo`.
 package final class ShowInfoLog: @unchecked Sendable {
     // Sendable by its condition: every member is touched only while it is held.
     private let condition = NSCondition()
     private var times: [Int] = []
+    private var scenes: [Double] = []
+    /// The highest score since the last frame `showinfo` passed.
+    private var scene = 0.0
     private var errors: [String] = []
     private var ended = false
     /// The path ffmpeg was given, which its messages name instead of the video's.
@@ -181,7 +196,13 @@ package final class ShowInfoLog: @unchecked Sendable {
         if line.contains("Parsed_showinfo"), line.contains(" n:"), let pts = Self.pts(in: line) {
             condition.lock()
             times.append(pts)
+            scenes.append(scene)
+            scene = 0
             condition.broadcast()
+            condition.unlock()
+        } else if let score = Self.sceneScore(in: line) {
+            condition.lock()
+            scene = max(scene, score)
             condition.unlock()
         } else if line.contains("[error]") || line.contains("[fatal]") {
             condition.lock()
@@ -199,13 +220,23 @@ package final class ShowInfoLog: @unchecked Sendable {
         return Int(rest.prefix(while: { $0 == "-" || $0.isNumber }))
     }
 
-    /// The pts of the frame numbered `index` (0-based), waiting for its line;
-    /// nil if ffmpeg's stderr ended first.
-    package func pts(_ index: Int) -> Int? {
+    /// `[Parsed_metadata_1 @ 0x..] [info] lavfi.scene_score=0.446465` -> 0.446465.
+    package static func sceneScore(in line: String) -> Double? {
+        guard line.contains("Parsed_metadata"), let range = line.range(of: "lavfi.scene_score=") else { return nil }
+        guard let value = Double(line[range.upperBound...].prefix(while: { !$0.isWhitespace })), value.isFinite else {
+            return nil
+        }
+        return value
+    }
+
+    /// The pts of the frame numbered `index` (0-based), and the highest scene
+    /// score since the frame before it, waiting for its line; nil if
+    /// ffmpeg's stderr ended first.
+    package func sample(_ index: Int) -> (pts: Int, scene: Double)? {
         condition.lock()
         defer { condition.unlock() }
         while times.count <= index && !ended { condition.wait() }
-        return index < times.count ? times[index] : nil
+        return index < times.count ? (times[index], scenes[index]) : nil
     }
 
     /// "; <the last error lines>" once stderr has ended ("" without any).

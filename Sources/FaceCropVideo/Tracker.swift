@@ -1,6 +1,7 @@
 /// Links the faces of consecutive samples of a video into tracks: greedy
-/// IoU within a shot, with a short miss allowance. Pure and deterministic:
-/// the same boxes in the same order give the same track ids.
+/// IoU within a shot, with a short miss allowance; every track ends at a
+/// cut. Pure and deterministic: the same boxes, pictures and scene scores in
+/// the same order give the same track ids.
 import FaceCropCore
 import FaceCropImaging
 
@@ -17,6 +18,13 @@ package struct Tracker {
     /// track ends at a cut.
     package static let cutDistance = 0.5
 
+    /// ffmpeg's scene score (a frame's difference from the frame before it,
+    /// 0...1) above which a frame between two samples, or the later sample
+    /// itself, starts a new shot: `--video-scenes`' threshold, else its
+    /// default (docs/video.md, Cuts end tracks).
+    package let cutScene: Double
+    /// Samples that began a new shot (the first sample is not counted).
+    package private(set) var cuts = 0
     private struct Track {
         var id: Int
         var box: PixelRect
@@ -29,11 +37,16 @@ package struct Tracker {
     private var histogram: [Double]?
 
     /// The track id of each of one sample's faces (in their order); `gray`
-    /// is the sample's detection-size picture, for cuts.
-    package mutating func assign(_ boxes: [PixelRect], gray: GrayImage) -> [Int] {
+    /// is the sample's detection-size picture and `scene` the highest scene
+    /// score of the frames since the sample before, through this one: either
+    /// may say that a cut lies between the two samples.
+    package mutating func assign(_ boxes: [PixelRect], gray: GrayImage, scene: Double = 0) -> [Int] {
         sample += 1
         let current = Self.histogram(gray)
-        if let previous = histogram, Self.distance(previous, current) > Self.cutDistance { tracks = [] }
+        if let previous = histogram, Self.distance(previous, current) > Self.cutDistance || scene > cutScene {
+            tracks = []
+            cuts += 1
+        }
         histogram = current
         tracks.removeAll { sample - $0.lastSample > Self.missAllowance + 1 }
         // Every (track, face) pair that overlaps enough, best first; ties by
@@ -78,8 +91,8 @@ package struct Tracker {
         zip(a, b).reduce(0) { $0 + abs($1.0 - $1.1) } / 2
     }
 
-    package init() {
-
+    package init(cutScene: Double = VideoSampling.defaultSceneThreshold) {
+        self.cutScene = cutScene
     }
 }
 

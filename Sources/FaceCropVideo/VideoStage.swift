@@ -98,7 +98,8 @@ package struct VideoStage: Sendable {
         record.status = read.faces.isEmpty ? .noFace : .ok
         if record.status == .ok { record.photoHash = read.photoHash }
         record.video = VideoInfo(
-            duration: rounded(video.probe.duration ?? read.lastTime), samples: read.samples, fullFrames: fullFrames)
+            duration: rounded(video.probe.duration ?? read.lastTime), samples: read.samples, fullFrames: fullFrames,
+            cuts: read.cuts)
         return record
     }
 

@@ -214,13 +214,16 @@ func fingerprint(_ folder: URL) throws -> [String: String] {
 
 /// report.html (and its other pages) without what varies from run to run or
 /// folder to folder: the header naming the output folder and the rows with
-/// the run's time, speed, jobs and what it processed, kept or removed.
+/// the run's time, speed, jobs and what it processed, kept or removed, and
+/// the left-out faces' thumbnails (links to the photos from where the dataset is).
 func stableReport(_ page: URL) throws -> String {
     let varying = ["<header>", "data-stat=\"elapsed_s\"", "data-stat=\"photos_per_s\"", "data-stat=\"jobs\"",
         "data-stat=\"processed\"", "data-stat=\"reused\"", "data-stat=\"removed_crops\""]
-    return try String(contentsOf: page, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+    let text = try String(contentsOf: page, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         .filter { line in !varying.contains { line.contains($0) } }
         .joined(separator: "\n")
+    return text.replacingOccurrences(
+        of: "<td class=\"thumb\"><a [^<]*<img [^>]*></a></td>", with: "<td class=\"thumb\"></td>", options: .regularExpression)
 }
 
 /// `fingerprint` with each report page replaced by its stable text.

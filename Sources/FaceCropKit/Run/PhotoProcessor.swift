@@ -145,7 +145,12 @@ package struct PhotoProcessor: Sendable {
                 faces, bytes: bytes, decoded: decoded, detectionScale: scale, prefix: prefix, embedder: detector.embedder,
                 source: source)
             record.status = .ok
-            record.photoHash = photoHash
+            // Faces from tags alone: the detector gave no hash, the same one of the same picture.
+            if let photoHash {
+                record.photoHash = photoHash
+            } else {
+                record.photoHash = PerceptualHash(photo: try decoded.small.grayPixels(source: source))
+            }
         }
         return record
     }

@@ -51,6 +51,15 @@ package struct PlanJoin: IteratorProtocol {
         /// folder it cannot read is seen by every shard, for the records
         /// under it; only its owner records the error.
         package var owns: (String, String) -> Bool = { _, _ in true }
+        /// Whether every face tag gets a face of its own (`--no-tagged-faces`,
+        /// `--faces largest` and `--min-sharpness` aside): a photo recorded
+        /// with a tag that has none was made when tags under `--min-face`
+        /// got no crop, and is processed again.
+        package var cropsEveryTag = false
+
+        package static func cropsEveryTag(_ settings: CropSettings) -> Bool {
+            settings.taggedFaces && settings.faces != .largest && settings.minSharpness <= 0
+        }
 
         package init(overwrite: Bool = false, retryErrors: Bool = true, stateCurrent: Bool = true,
             cropExists: @escaping (String) -> Bool = { _ in true }, rejections: RejectionsFile = RejectionsFile(), regroup: Bool = false) {
@@ -194,6 +203,13 @@ package struct PlanJoin: IteratorProtocol {
             // Made before the manifest had landmarks, transforms and photo hashes.
             let reason = record.photoHash == nil ? "no photo hash recorded" : "no transform recorded"
             return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)
+        }
+        if rules.cropsEveryTag, record.taggedFaces > record.taggedFacesFound + record.faces.filter(\.foundByTag).count {
+            return PlanWork(item: .photo(photo, previous: nil), reason: "tagged face without a crop", earlier: record, oldCrops: oldCrops)
+        }
+        if record.status == .ok, let video = record.video, video.cuts == nil {
+            // Tracked before cuts between samples ended tracks.
+            return PlanWork(item: .photo(photo, previous: nil), reason: "tracks not ended at cuts", earlier: record, oldCrops: oldCrops)
         }
         if rules.regroup && record.faces.contains(where: { $0.status == .duplicate || $0.status == .otherPerson }) {
             let reason = record.faces.contains { $0.status == .duplicate } ? "near-duplicates regrouped" : "people regrouped"

@@ -2,6 +2,7 @@ import Foundation
 import FaceCropCore
 import FaceCropCurate
 import FaceCropFinish
+import FaceCropInputs
 
 /// Step 5 of a run: the finishing steps (clips, contact sheet, report), the
 /// summary, and the exit status.
@@ -16,7 +17,8 @@ package enum RunFinish {
         if committed.writeFailure == nil, processed.completed {
             let run = FinishedRun(
                 output: output, records: setup.store.records, stats: stats.json, temporaries: temporaries, stop: stop,
-                rejections: setup.rejections, people: setup.people)
+                rejections: setup.rejections, people: setup.people,
+                inputs: Dictionary(zip(PhotoFinder.labels(for: options.inputs), options.inputs)) { first, _ in first })
             finisherFailures = await Finishers.run(run, FinishSettings(options, ffmpeg: setup.ffmpeg))
             for failure in finisherFailures { Terminal.stderr("facecrop: error: \(failure)\n") }
         }

@@ -89,6 +89,7 @@ struct FaceTagTests {
         // Hopper's head is nearly level: the crop is turned by a few degrees at most.
         #expect(abs((line["angle"] as? NSNumber)?.doubleValue ?? 99) < 10)
         #expect(line["aligned"] as? Bool == true)
+        #expect(try runFaceCrop([photos.path, "-o", output.path, "--detector", "haar", "--min-neighbors", "100", "--align", "level", "--check"]).status == 0)
     }
 
     @Test func bothSchemasEmbeddedAndSidecarNameTheirFaces() throws {
@@ -353,5 +354,47 @@ struct FaceTagTests {
             #expect(named.count == 1, "\(source)")
             #expect(named.first?["found_by"] == nil, "\(source)")
         }
+    }
+
+    /// A person said a face is there: a 32 px tagged face gets its crop at
+    /// the default --min-face 48, found by its tag, and stats count it.
+    /// two-people.jpg at 0.34: Hopper's face 32 px, Collins' 62 px.
+    @Test func aTaggedFaceUnderMinFaceGetsItsCrop() throws {
+        let (work, photos) = try fixturePhotos([])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photo = photos.appendingPathComponent("small.jpg")
+        _ = try runTool("/usr/bin/vips", ["resize", fixtures.appendingPathComponent("faces/two-people.jpg").path, photo.path, "0.34"])
+        let h = Self.hopper
+        try Self.exiftool(["-q", "-o", photos.appendingPathComponent("small.jpg.xmp").path, Self.mwg([("Siobhán", h.1, h.2, h.3, h.4)])])
+        let output = work.appendingPathComponent("out")
+        let result = try run([photos.path, "-o", output.path, "--no-report", "--no-contact-sheet"])
+        let lines = try readManifest(output)
+        let tagged = try #require(lines.first { $0["tag_name"] as? String == "Siobhán" })
+        #expect(tagged["found_by"] as? String == "tag")
+        #expect((29..<48).contains(max(rect(tagged["bbox"])?.width ?? 0, rect(tagged["bbox"])?.height ?? 0)))
+        let crop = try #require(tagged["crop"] as? String)
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(crop).path))
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
+        #expect(stats["found_by_tag"] as? Int == 1)
+        #expect(result.stderr.contains(", 1 cropped from their tag"), "\(result.stderr)")
+        // As a dataset made when such a tag got no crop: --check names the photo and why.
+        let state = output.appendingPathComponent(".facecrop/state.jsonl")
+        let entries = try String(contentsOf: state, encoding: .utf8).split(separator: "\n").map { line -> String in
+            // The entry as written up to its lines (the state's readers expect its form), without the tag's line and crop.
+            guard line.contains(crop), let start = line.range(of: "\"lines\": "),
+                let lines = (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["lines"] as? [String]
+            else { return String(line) }
+            let kept = try JSONSerialization.data(withJSONObject: lines.filter { !$0.contains("\"found_by\": \"tag\"") })
+            let head = line[..<start.upperBound].replacingOccurrences(of: ",\"\(crop)\"", with: "")
+            return head.replacingOccurrences(of: "\"\(crop)\",", with: "") + String(decoding: kept, as: UTF8.self) + "}"
+        }
+        try (entries.joined(separator: "\n") + "\n").write(to: state, atomically: true, encoding: .utf8)
+        let check = try runFaceCrop([photos.path, "-o", output.path, "--check", "--no-report", "--no-contact-sheet"])
+        #expect(check.stdout == "tagged face without a crop: small.jpg\n")
+        _ = try run([photos.path, "-o", output.path, "-q", "--no-report", "--no-contact-sheet"])
+        #expect(try runFaceCrop([photos.path, "-o", output.path, "--check", "--no-report", "--no-contact-sheet"]).status == 0)
+        let plain = work.appendingPathComponent("plain")  // --no-tagged-faces: the detector's faces only.
+        _ = try run([photos.path, "-o", plain.path, "-q", "--no-tagged-faces"])
+        #expect(!(try readManifest(plain)).contains { $0["tag_name"] as? String == "Siobhán" })
     }
 }
