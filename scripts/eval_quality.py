@@ -40,8 +40,8 @@ DEGRADATIONS = {
     "bright": lambda L: [["linear", "IN", "OUT.v", "2.2", "30", "--uchar"], ["copy", "OUT.v", "OUT[Q=95]"]],
     # JPEG at quality 8.
     "jpeg": lambda L: [["copy", "IN", "OUT[Q=8]"]],
-    # Shrunk to 192 px on the long side: a small face.
-    "shrunk": lambda L: [["resize", "IN", "OUT[Q=95]", f"{192 / L:.5f}"]],
+    # Shrunk to 96 px on the long side: a portrait's face becomes small (eyes about 15 px).
+    "shrunk": lambda L: [["resize", "IN", "OUT[Q=95]", f"{96 / L:.5f}"]],
     # Enlarged 2x (vips' default Lanczos): the same detail on more pixels.
     "enlarge": lambda L: [["resize", "IN", "OUT[Q=95]", "2"]],
 }
@@ -134,7 +134,7 @@ def pairs(orig, other, mirror=False):
 # measure's (fine, wrong) edges; a factor is 1 on the fine side and LEVEL at wrong.
 LEVEL = 0.75
 DEFAULTS = dict(
-    softness=(1.0, 1.3), detail=(40.0, 20.0), darkMean=(0.25, 0.2), brightMean=(0.75, 0.85), darkClipped=(0.1, 0.3),
+    softness=(1.0, 1.3), detail=(40.0, 20.0), darkMean=(0.25, 0.22), brightMean=(0.75, 0.85), darkClipped=(0.1, 0.3),
     brightClipped=(0.03, 0.1), blocking=(1.5, 2.0), jpegQuality=(50.0, 25.0), yaw=(30.0, 45.0), outside=(0.02, 0.15))
 NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding"]
 

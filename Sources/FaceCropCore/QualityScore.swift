@@ -42,7 +42,7 @@ package enum QualityScore {
     /// 1.5x), wrong at 20 (3x; a face box of about 46 px).
     package static let detail = Edge(fine: 40, wrong: 20)
     /// Mean brightness, too dark and too bright.
-    package static let darkMean = Edge(fine: 0.25, wrong: 0.2)
+    package static let darkMean = Edge(fine: 0.25, wrong: 0.22)
     package static let brightMean = Edge(fine: 0.75, wrong: 0.85)
     /// Shares of clipped pixels, at 10 or less and at 245 or more.
     package static let darkClipped = Edge(fine: 0.1, wrong: 0.3)
