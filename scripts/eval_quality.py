@@ -1,23 +1,27 @@
 #!/usr/bin/env python3
 """Calibrates and measures the quality record (docs/quality.md).
 
-Makes degraded copies of the dev sets' photos (outside the repository),
-runs facecrop on the originals, each kind of copy and the mirrored photos,
-matches each original face to the same face in the copy (IoU >= 0.5, boxes
-in shares of the photo) and reports, per degradation, the share of
-(original, copy) pairs whose face_quality puts the original above the copy;
-and for mirrored photos the mean |yaw + yaw'| and |roll + roll'|.
+Makes degraded copies of the dev sets' photos and of Fixtures' portraits
+(outside the repository), runs facecrop on the originals, each kind of copy
+and the mirrored photos, matches each original face to the same face in the
+copy (IoU >= 0.5, boxes in shares of the photo) and reports per kind:
+pairs whose face_quality puts the original above the copy (enlarge: the
+copy not above), and, of pairs whose original has nothing wrong, copies
+whose quality_reason is the kind's own; for the portraits (box >= 15 % of
+the photo's shorter side, |yaw| <= 30) the median face_quality and the
+share with nothing wrong; for mirrored photos the mean |yaw + yaw'| and
+|roll + roll'|. It checks that the binary's scores are the formula below.
 
-The devset is split by name (CRC-32 of the file name, even: tune, odd:
-held out). `--tune` searches the score's constants on the tune half (the
-figures it prints for that half are tuned on); the other figures are not.
+The devset is split by name (CRC-32 of the file name, even: tuned on, odd:
+held out); the edges (DEFAULTS, as QualityScore.swift) were set by hand from
+the even half and the people-devset.
 
-    scripts/eval_quality.py [--bin .build/release/facecrop] [--work /work/qdata] [--tune] [--detector cascade]
+    scripts/eval_quality.py [--bin .build/release/facecrop] [--work /work/qdata] [--sets devset,people,fixtures]
+        [--skip devset:shrunk,...] [--detector cascade]
 
 Python 3 standard library; vips (the command) for the copies.
 """
 import argparse
-import itertools
 import json
 import math
 import os
@@ -215,27 +219,6 @@ def portraits(orig):
     return out
 
 
-def tune(parts_tuned):
-    """A grid over the edges that decide the degradations, on the tuned-on
-    part: the best worst-kind share of named copies, then the best orderings."""
-    by_kind, orig = parts_tuned
-    grid = dict(softness=[(0.7, 1.0), (0.75, 1.1), (0.8, 1.2), (0.85, 1.3)], detail=[(20.0, 10.0), (24.0, 12.0), (30.0, 15.0), (36.0, 18.0)],
-                darkMean=[(0.25, 0.15), (0.2, 0.12)], blocking=[(1.2, 1.6), (1.3, 1.8)], jpegQuality=[(50.0, 25.0), (40.0, 20.0)])
-    best = None
-    for values in itertools.product(*grid.values()):
-        c = dict(DEFAULTS, **dict(zip(grid, values)))
-        n = named(by_kind, c)
-        o = ordered(by_kind, c)
-        shares = [f / t for f, _, t in n.values() if t]
-        orders = [g / t for g, t in o.values() if t]
-        ps = portraits(orig)
-        empty = sum(1 for p in ps if not reasons(p, c)) / max(len(ps), 1)
-        key = (min(min(shares), min(orders), empty), sum(shares) + sum(orders))
-        if best is None or key > best[0]:
-            best = (key, c)
-    return best[1]
-
-
 def report(title, by_kind, mirrored, orig, c, detector):
     print(f"== {title} ({detector})")
     r, n = ordered(by_kind, c), named(by_kind, c)
@@ -261,7 +244,6 @@ def main():
     ap.add_argument("--bin", default=".build/release/facecrop")
     ap.add_argument("--work", default="/work/qdata")
     ap.add_argument("--detector", default="cascade")
-    ap.add_argument("--tune", action="store_true")
     ap.add_argument("--sets", default="devset,people", help="of devset, people, fixtures (Fixtures/faces and people)")
     ap.add_argument("--skip", default="", help="kinds of copy to leave out, e.g. devset:shrunk,people:mirror")
     args = ap.parse_args()
@@ -299,17 +281,10 @@ def main():
         else:
             parts_[titles[set_name][0]] = part(set_name, "all")
     constants = None
-    if args.tune:
-        tuned = [v for t, v in parts_.items() if "tuned on)" in t]
-        merged = ({k: sum((v[0][k] for v in tuned), []) for k in DEGRADATIONS}, {})
-        for v in tuned:
-            merged[1].update(v[2])
-        constants = tune(merged)
-        print("tuned edges:", json.dumps(constants))
-    else:
-        faces_all = [f for v in found.values() for fs in v.values() for f in fs]
-        off = sum(1 for f in faces_all if abs(round(score(f, DEFAULTS), 4) - f["face_quality"]) > 1e-4 or reasons(f, DEFAULTS) != f["quality_reasons"])
-        print(f"face_quality and quality_reasons as the formula with DEFAULTS gives them: {len(faces_all) - off}/{len(faces_all)} faces")
+    # The binary's own face_quality and quality_reasons are the formula above with DEFAULTS.
+    faces_all = [f for v in found.values() for fs in v.values() for f in fs]
+    off = sum(1 for f in faces_all if abs(round(score(f, DEFAULTS), 4) - f["face_quality"]) > 1e-4 or reasons(f, DEFAULTS) != f["quality_reasons"])
+    print(f"face_quality and quality_reasons as the formula with DEFAULTS gives them: {len(faces_all) - off}/{len(faces_all)} faces")
     for title, (by_kind, mirrored, orig) in parts_.items():
         report(title, by_kind, mirrored, orig, constants, args.detector)
 
