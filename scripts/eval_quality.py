@@ -1,23 +1,27 @@
 #!/usr/bin/env python3
 """Calibrates and measures the quality record (docs/quality.md).
 
-Makes degraded copies of the dev sets' photos (outside the repository),
-runs facecrop on the originals, each kind of copy and the mirrored photos,
-matches each original face to the same face in the copy (IoU >= 0.5, boxes
-in shares of the photo) and reports, per degradation, the share of
-(original, copy) pairs whose face_quality puts the original above the copy;
-and for mirrored photos the mean |yaw + yaw'| and |roll + roll'|.
+Makes degraded copies of the dev sets' photos and of Fixtures' portraits
+(outside the repository), runs facecrop on the originals, each kind of copy
+and the mirrored photos, matches each original face to the same face in the
+copy (IoU >= 0.5, boxes in shares of the photo) and reports per kind:
+pairs whose face_quality puts the original above the copy (enlarge: the
+copy not above), and, of pairs whose original has nothing wrong, copies
+whose quality_reason is the kind's own; for the portraits (box >= 15 % of
+the photo's shorter side, |yaw| <= 30) the median face_quality and the
+share with nothing wrong; for mirrored photos the mean |yaw + yaw'| and
+|roll + roll'|. It checks that the binary's scores are the formula below.
 
-The devset is split by name (CRC-32 of the file name, even: tune, odd:
-held out). `--tune` searches the score's constants on the tune half (the
-figures it prints for that half are tuned on); the other figures are not.
+The devset is split by name (CRC-32 of the file name, even: tuned on, odd:
+held out); the edges (DEFAULTS, as QualityScore.swift) were set by hand from
+the even half and the people-devset.
 
-    scripts/eval_quality.py [--bin .build/release/facecrop] [--work /work/qdata] [--tune] [--detector cascade]
+    scripts/eval_quality.py [--bin .build/release/facecrop] [--work /work/qdata] [--sets devset,people,fixtures]
+        [--skip devset:shrunk,...] [--detector cascade]
 
 Python 3 standard library; vips (the command) for the copies.
 """
 import argparse
-import itertools
 import json
 import math
 import os
@@ -40,7 +44,14 @@ DEGRADATIONS = {
     "bright": lambda L: [["linear", "IN", "OUT.v", "2.2", "30", "--uchar"], ["copy", "OUT.v", "OUT[Q=95]"]],
     # JPEG at quality 8.
     "jpeg": lambda L: [["copy", "IN", "OUT[Q=8]"]],
+    # Shrunk to 96 px on the long side: a portrait's face becomes small (eyes about 15 px).
+    "shrunk": lambda L: [["resize", "IN", "OUT[Q=95]", f"{96 / L:.5f}"]],
+    # Enlarged 2x (vips' default Lanczos): the same detail on more pixels.
+    "enlarge": lambda L: [["resize", "IN", "OUT[Q=95]", "2"]],
 }
+
+# The reason each kind of copy should name (enlarge: its score must not beat the original's).
+EXPECTED = {"blur": "blur", "downscale": "small", "shrunk": "small", "dark": "dark", "bright": "bright", "jpeg": "jpeg", "enlarge": "blur"}
 
 
 def run(cmd):
@@ -123,64 +134,109 @@ def pairs(orig, other, mirror=False):
     return out
 
 
-# The score, as Sources/FaceCropCore/FaceQuality.swift (QualityScore) computes it.
-DEFAULTS = dict(sharpHalf=40.0, sizeHalf=12.0, darkHalf=0.03, brightHalf=0.10, blocksHalf=1.0, jpegHalf=5.0, yawHalf=60.0)
+# The score, as Sources/FaceCropCore/QualityScore.swift computes it: each
+# measure's (fine, wrong) edges; a factor is 1 on the fine side and LEVEL at wrong.
+LEVEL = 0.75
+DEFAULTS = dict(
+    softness=(1.0, 1.3), detail=(40.0, 20.0), darkMean=(0.25, 0.22), brightMean=(0.75, 0.85), darkClipped=(0.1, 0.3),
+    brightClipped=(0.03, 0.1), blocking=(1.5, 2.0), jpegQuality=(50.0, 25.0), yaw=(30.0, 45.0), outside=(0.02, 0.15))
+NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding"]
+
+
+def edge(x, e):
+    fine, wrong = e
+    past = x - fine if wrong > fine else fine - x
+    if past <= 0:
+        return 1.0
+    span = abs(wrong - fine) / math.sqrt(1 / LEVEL - 1)
+    return 1 / (1 + (past / span) ** 2)
+
+
+def parts(o, c):
+    e = o["exposure"]
+    yaw = abs(o["pose"]["yaw"]) if o["pose"] is not None else 0
+    q = o["jpeg_quality"] if o["jpeg_quality"] is not None else 100
+    return [
+        edge(o["softness"], c["softness"]),
+        edge(o["detail_px"], c["detail"]),
+        edge(e["mean"], c["darkMean"]) * edge(e["dark"], c["darkClipped"]),
+        edge(e["mean"], c["brightMean"]) * edge(e["bright"], c["brightClipped"]),
+        edge(o["blocking"], c["blocking"]) * edge(q, c["jpegQuality"]),
+        edge(yaw, c["yaw"]),
+        edge(o["outside"], c["outside"]),
+    ]
 
 
 def score(o, c):
-    def half(x, h):
-        return 0 if x <= 0 else x / (x + h)
-    e = o["exposure"]
-    eyes = o["face_px"] if o["pose"] is not None else o["face_px"] / 2.3
-    yaw = abs(o["pose"]["yaw"]) if o["pose"] is not None else 0
-    parts = [
-        half(o["sharpness"], c["sharpHalf"]),
-        half(eyes, c["sizeHalf"]),
-        half(e["mean"], c["darkHalf"]) * (1 - e["dark"]),
-        half(1 - e["mean"], c["brightHalf"]) * (1 - e["bright"]),
-        1 / (1 + (max(0, o["blocking"] - 1) / c["blocksHalf"]) ** 2)
-        * half(o["jpeg_quality"] if o["jpeg_quality"] is not None else 100, c["jpegHalf"]) / half(100, c["jpegHalf"]),
-        1 / (1 + (yaw / c["yawHalf"]) ** 4),
-        1 - o["outside"],
-    ]
-    return math.prod(parts)
+    return math.prod(parts(o, c))
+
+
+def reasons(o, c):
+    """The factors below LEVEL, worst first (as FaceQuality.rate orders them)."""
+    p = parts(o, c)
+    below = sorted((v / LEVEL, i) for i, v in enumerate(p) if v < LEVEL)
+    return [NAMES[i] for _, i in below]
 
 
 def ordered(pairs_by_kind, c=None):
-    """Share of pairs with the original scoring above its copy, per kind."""
+    """Per kind: pairs with the original scoring above its copy (enlarge: not
+    below it), and the pairs."""
     result = {}
     for kind, ps in pairs_by_kind.items():
-        if not ps:
-            result[kind] = (0, 0)
-            continue
-        if c is None:
-            good = sum(1 for _, a, b in ps if a["face_quality"] > b["face_quality"])
+        def q(o):
+            return o["face_quality"] if c is None else round(score(o, c), 4)
+        if kind == "enlarge":
+            good = sum(1 for _, a, b in ps if q(a) >= q(b))
         else:
-            good = sum(1 for _, a, b in ps if score(a, c) > score(b, c))
+            good = sum(1 for _, a, b in ps if q(a) > q(b))
         result[kind] = (good, len(ps))
     return result
 
 
-def tune(pairs_by_kind):
-    grid = dict(
-        sharpHalf=[20, 40, 60, 100],
-        sizeHalf=[6, 12, 20],
-        darkHalf=[0.03, 0.05, 0.1, 0.2],
-        brightHalf=[0.05, 0.1, 0.2],
-        blocksHalf=[0.5, 1.0, 2.0],
-        jpegHalf=[5.0, 10.0, 20.0],
-        yawHalf=[60.0],
-    )
-    best = None
-    keys = list(grid)
-    for values in itertools.product(*(grid[k] for k in keys)):
-        c = dict(zip(keys, values))
-        r = ordered(pairs_by_kind, c)
-        shares = [g / n for g, n in r.values() if n]
-        key = (min(shares), sum(shares))
-        if best is None or key > best[0]:
-            best = (key, c)
-    return best[1]
+def named(pairs_by_kind, c=None):
+    """Per kind, over the pairs whose original has nothing wrong: copies whose
+    quality_reason is the kind's, copies that list it in quality_reasons, pairs."""
+    result = {}
+    for kind, ps in pairs_by_kind.items():
+        def rs(o):
+            return o["quality_reasons"] if c is None else reasons(o, c)
+        clean = [(a, b) for _, a, b in ps if not rs(a)]
+        first = sum(1 for a, b in clean if rs(b)[:1] == [EXPECTED[kind]])
+        listed = sum(1 for a, b in clean if EXPECTED[kind] in rs(b))
+        result[kind] = (first, listed, len(clean))
+    return result
+
+
+def portraits(orig):
+    """Large frontal faces: the box's longer side at least 15 % of the photo's
+    shorter side, |yaw| <= 30 (the people-devset's labelled faces are such)."""
+    out = []
+    for faces_o in orig.values():
+        for o in faces_o:
+            side = max(o["bbox"][2], o["bbox"][3])
+            if side >= 0.15 * min(o["width"], o["height"]) and o["pose"] is not None and abs(o["pose"]["yaw"]) <= 30:
+                out.append(o)
+    return out
+
+
+def report(title, by_kind, mirrored, orig, c, detector):
+    print(f"== {title} ({detector})")
+    r, n = ordered(by_kind, c), named(by_kind, c)
+    for kind in by_kind:
+        good, total = r[kind]
+        first, listed, clean = n[kind]
+        print(f"  {kind:10s} ordered {good:4d}/{total:<4d} = {100 * good / max(total, 1):5.1f} %   "
+              f"names {EXPECTED[kind]:6s} {first:3d}/{clean:<3d} = {100 * first / max(clean, 1):5.1f} % (listed {100 * listed / max(clean, 1):5.1f} %)")
+    ps = portraits(orig)
+    if ps:
+        qs = sorted(p["face_quality"] if c is None else round(score(p, c), 4) for p in ps)
+        empty = sum(1 for p in ps if not (p["quality_reasons"] if c is None else reasons(p, c)))
+        print(f"  portraits  {len(ps)} faces: median face_quality {qs[len(qs) // 2]:.3f}, quality_reason empty {empty}/{len(ps)} = {100 * empty / len(ps):.1f} %")
+    with_pose = [(a, b) for _, a, b in mirrored if a["pose"] and b["pose"]]
+    if with_pose:
+        yaw = sum(abs(a["pose"]["yaw"] + b["pose"]["yaw"]) for a, b in with_pose) / len(with_pose)
+        roll = sum(abs(a["pose"]["roll"] + b["pose"]["roll"]) for a, b in with_pose) / len(with_pose)
+        print(f"  mirrored   {len(with_pose)} faces: mean |yaw+yaw'| = {yaw:.2f} deg, |roll+roll'| = {roll:.2f} deg")
 
 
 def main():
@@ -188,16 +244,23 @@ def main():
     ap.add_argument("--bin", default=".build/release/facecrop")
     ap.add_argument("--work", default="/work/qdata")
     ap.add_argument("--detector", default="cascade")
-    ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--sets", default="devset,people", help="of devset, people, fixtures (Fixtures/faces and people)")
+    ap.add_argument("--skip", default="", help="kinds of copy to leave out, e.g. devset:shrunk,people:mirror")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
-    sets = {"devset": DEVSET, "people": PEOPLE}
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sources = {"devset": [DEVSET], "people": [PEOPLE], "fixtures": [os.path.join(here, "Fixtures", f) for f in ("faces", "people")]}
     kinds = ["original", "mirror"] + list(DEGRADATIONS)
     found = {}
-    for set_name, src in sets.items():
+    skip = set(args.skip.split(","))
+    for set_name in args.sets.split(","):
         for kind in kinds:
+            if f"{set_name}:{kind}" in skip:
+                found[set_name, kind] = {}
+                continue
             folder = os.path.join(args.work, "photos", set_name, kind)
-            make_copies(src, folder, kind)
+            for src in sources[set_name]:
+                make_copies(src, folder, kind)
             out = os.path.join(args.work, "out", args.detector, set_name, kind)
             found[set_name, kind] = faces(binary, folder, out, args.detector)
 
@@ -206,33 +269,24 @@ def main():
         if set_name == "devset":
             keep = {s for s in orig if (zlib.crc32(s.encode()) % 2 == 0) == (which == "tune")}
             orig = {s: v for s, v in orig.items() if s in keep}
-        return {k: pairs(orig, found[set_name, k]) for k in DEGRADATIONS}, pairs(orig, found[set_name, "mirror"], True)
+        return {k: pairs(orig, found[set_name, k]) for k in DEGRADATIONS}, pairs(orig, found[set_name, "mirror"], True), orig
 
-    parts = {
-        "devset tune half (tuned on)": part("devset", "tune"),
-        "devset held-out half": part("devset", "held"),
-        "people-devset (not tuned on)": part("people", "all"),
-    }
+    titles = {"devset": ["devset tune half (tuned on)", "devset held-out half"], "people": ["people-devset (tuned on)"],
+              "fixtures": ["Fixtures/faces and Fixtures/people (not tuned on)"]}
+    parts_ = {}
+    for set_name in args.sets.split(","):
+        if set_name == "devset":
+            parts_[titles["devset"][0]] = part("devset", "tune")
+            parts_[titles["devset"][1]] = part("devset", "held")
+        else:
+            parts_[titles[set_name][0]] = part(set_name, "all")
     constants = None
-    if args.tune:
-        constants = tune(parts["devset tune half (tuned on)"][0])
-        print("tuned constants:", json.dumps(constants))
-    else:
-        # The binary's own face_quality is the formula above with DEFAULTS.
-        faces_all = [f for v in found.values() for fs in v.values() for f in fs]
-        off = sum(1 for f in faces_all if abs(round(score(f, DEFAULTS), 4) - f["face_quality"]) > 1e-4)
-        print(f"face_quality as the formula with DEFAULTS gives it: {len(faces_all) - off}/{len(faces_all)} faces")
-    for title, (by_kind, mirrored) in parts.items():
-        print(f"== {title} ({args.detector})")
-        r = ordered(by_kind, constants)
-        for kind, (good, n) in r.items():
-            print(f"  {kind:10s} {good:4d}/{n:<4d} pairs ordered correctly = {100 * good / max(n, 1):5.1f} %")
-        with_pose = [(a, b) for _, a, b in mirrored if a["pose"] and b["pose"]]
-        if with_pose:
-            yaw = sum(abs(a["pose"]["yaw"] + b["pose"]["yaw"]) for a, b in with_pose) / len(with_pose)
-            roll = sum(abs(a["pose"]["roll"] + b["pose"]["roll"]) for a, b in with_pose) / len(with_pose)
-            pitch = sum(abs(a["pose"]["pitch"] - b["pose"]["pitch"]) for a, b in with_pose) / len(with_pose)
-            print(f"  mirrored   {len(with_pose)} faces: mean |yaw+yaw'| = {yaw:.2f} deg, |roll+roll'| = {roll:.2f} deg, |pitch-pitch'| = {pitch:.2f} deg")
+    # The binary's own face_quality and quality_reasons are the formula above with DEFAULTS.
+    faces_all = [f for v in found.values() for fs in v.values() for f in fs]
+    off = sum(1 for f in faces_all if abs(round(score(f, DEFAULTS), 4) - f["face_quality"]) > 1e-4 or reasons(f, DEFAULTS) != f["quality_reasons"])
+    print(f"face_quality and quality_reasons as the formula with DEFAULTS gives them: {len(faces_all) - off}/{len(faces_all)} faces")
+    for title, (by_kind, mirrored, orig) in parts_.items():
+        report(title, by_kind, mirrored, orig, constants, args.detector)
 
 
 if __name__ == "__main__":

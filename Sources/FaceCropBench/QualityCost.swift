@@ -34,7 +34,7 @@ package struct QualityCost {
                 let box = CropGeometry.map(fullBox, from: full, to: (gray.width, gray.height))
                 let points = try landmarker.find(box, in: gray, full: full, source: "")
                 var quality = FaceQuality(box: box, in: gray, points: points, fromDlib: true, full: full, fullBox: fullBox)
-                quality.rate(sharpness: Detector.sharpness(of: box, in: gray))
+                quality.rate()
                 records += 1
             }
         }

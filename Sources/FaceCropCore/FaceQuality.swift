@@ -15,8 +15,8 @@ package struct FacePose: Sendable, Equatable {
 }
 
 /// How good one face's crop is: what is measured, and the score made of it.
-/// Measured on the detection decode (exposure, pose) and the placement
-/// (outside, upscaled); `sharpness` stays the face's own field.
+/// Measured on the detection decode (exposure, pose, softness) and the
+/// placement (outside, upscaled); `sharpness` stays the face's own field.
 package struct FaceQuality: Sendable, Equatable {
     /// nil: no five points were found (no landmarks from the detector, and
     /// dlib's predictor not installed).
@@ -24,6 +24,14 @@ package struct FaceQuality: Sendable, Equatable {
     /// Eye distance in photo pixels where there is a pose, else the box's
     /// longer side.
     package var facePx: Double
+    /// How soft the face is in the pixels the detector saw
+    /// (`CFaceDetect_Softness`): about 0.5 for detail at the pixel grid's
+    /// limit, m times that for a face enlarged m times.
+    package var softness = 0.5
+    /// The eye distance counted in detail: in the detector's pixels, at a
+    /// sharp photo's softness (`QualityScore.detail`). Enlarging a photo
+    /// leaves it as it was.
+    package var detailPx = 0.0
     /// The crop was enlarged to reach `--size`.
     package var upscaled = false
     /// Mean brightness 0...1 of the box's middle; shares of clipped dark and
@@ -38,24 +46,26 @@ package struct FaceQuality: Sendable, Equatable {
     package var jpegQuality: Int?
     /// Share of the crop lying outside the photo (padding).
     package var outside = 0.0
-    /// The score 0...1 and the measure that weighs it down most.
+    /// The score 0...1; the factors below their level ("something is
+    /// wrong"), worst first, and the worst of them ("": none).
     package var score = 0.0
-    package var reason = ""
+    package var reasons: [String] = []
+    package var reason: String { reasons.first ?? "" }
 
     package init(
-        pose: FacePose?, facePx: Double, upscaled: Bool, mean: Double, dark: Double, bright: Double, blocks: Double,
-        jpegQuality: Int?, outside: Double, score: Double, reason: String
+        pose: FacePose?, facePx: Double, softness: Double, detailPx: Double, upscaled: Bool, mean: Double, dark: Double,
+        bright: Double, blocks: Double, jpegQuality: Int?, outside: Double, score: Double, reasons: [String]
     ) {
-        (self.pose, self.facePx, self.upscaled, self.mean, self.dark, self.bright, self.blocks) =
-            (pose, facePx, upscaled, mean, dark, bright, blocks)
-        (self.jpegQuality, self.outside, self.score, self.reason) = (jpegQuality, outside, score, reason)
+        (self.pose, self.facePx, self.softness, self.detailPx, self.upscaled) = (pose, facePx, softness, detailPx, upscaled)
+        (self.mean, self.dark, self.bright, self.blocks) = (mean, dark, bright, blocks)
+        (self.jpegQuality, self.outside, self.score, self.reasons) = (jpegQuality, outside, score, reasons)
     }
 
     /// Whether `--min-face-quality` / `--max-yaw` leave the face out; a face
-    /// turned too far has reason `profile` then, whatever else is weakest.
+    /// turned too far has reason `profile` first then, whatever else is wrong.
     package mutating func leftOut(minScore: Double, maxYaw: Double) -> Bool {
         if let pose, abs(pose.yaw) > maxYaw {
-            reason = "profile"
+            reasons = ["profile"] + reasons.filter { $0 != "profile" }
             return true
         }
         return score < minScore
@@ -70,52 +80,14 @@ package struct FaceQuality: Sendable, Equatable {
         return size > 0 ? min(1, score / size) : 0
     }
 
-    /// Sets `score` and `reason` from the measures and `sharpness`.
-    package mutating func rate(sharpness: Double) {
-        let parts = QualityScore.parts(self, sharpness: sharpness)
+    /// Sets `score` and `reasons` from the measures.
+    package mutating func rate() {
+        let parts = QualityScore.parts(self)
         let product = parts.reduce(1.0) { $0 * $1.value }
         score = (product * 10_000).rounded() / 10_000
-        reason = parts.min { $0.value < $1.value }?.name ?? ""
-    }
-}
-
-/// The score: a product of one factor per measure, each 0...1 and 1 for a
-/// face with nothing wrong; `quality_reason` is the lowest factor's name.
-/// The constants are calibrated by scripts/eval_quality.py (docs/quality.md).
-package enum QualityScore {
-    /// Sharpness (variance of the Laplacian at 96 px) at which the blur factor is 0.5.
-    package static let sharpHalf = 40.0
-    /// Eye distance (photo pixels) at which the size factor is 0.5.
-    package static let sizeHalf = 12.0
-    /// Mean brightness at which the dark factor is 0.5.
-    package static let darkHalf = 0.03
-    /// Mean brightness (from white) at which the bright factor is 0.5.
-    package static let brightHalf = 0.10
-    /// JPEG blocking above 1 at which the JPEG factor is 0.5.
-    package static let blocksHalf = 1.0
-    /// File JPEG quality at which its part of the JPEG factor is half its value at 100.
-    package static let jpegHalf = 5.0
-    /// Yaw at which the profile factor is 0.5.
-    package static let yawHalf = 60.0
-
-    private static func half(_ x: Double, _ h: Double) -> Double { x <= 0 ? 0 : x / (x + h) }
-
-    /// The `small` factor: the eye distance against `sizeHalf`.
-    package static func sizeFactor(_ q: FaceQuality) -> Double {
-        // A box without points: its side is about 2.3 eye distances.
-        half(q.pose == nil ? q.facePx / 2.3 : q.facePx, sizeHalf)
-    }
-
-    package static func parts(_ q: FaceQuality, sharpness: Double) -> [(name: String, value: Double)] {
-        let yaw = abs(q.pose?.yaw ?? 0)
-        return [
-            ("blur", half(sharpness, sharpHalf)),
-            ("small", sizeFactor(q)),
-            ("dark", half(q.mean, darkHalf) * (1 - q.dark)),
-            ("bright", half(1 - q.mean, brightHalf) * (1 - q.bright)),
-            ("jpeg", 1 / (1 + pow(max(0, q.blocks - 1) / blocksHalf, 2)) * half(Double(q.jpegQuality ?? 100), jpegHalf) / half(100, jpegHalf)),
-            ("profile", 1 / (1 + pow(yaw / yawHalf, 4))),
-            ("padding", 1 - q.outside),
-        ]
+        // Worst first: the lowest share of its own level; the table's order on a tie.
+        reasons = parts.enumerated().filter { $0.element.value < $0.element.level }
+            .sorted { ($0.element.value / $0.element.level, $0.offset) < ($1.element.value / $1.element.level, $1.offset) }
+            .map(\.element.name)
     }
 }

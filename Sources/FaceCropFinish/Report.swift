@@ -257,7 +257,7 @@ package enum Report {
             if face.padded { detail += " · padded" }
             var quality = ""
             if let measured = face.quality {
-                detail += " · quality \(format(measured.score)) (weakest: \(measured.reason))"
+                detail += " · quality \(format(measured.score))" + (measured.reasons.isEmpty ? "" : " (\(measured.reasons.joined(separator: ", ")))")
                 quality = " data-quality=\"\(measured.score)\""
             }
             let tooltip =

@@ -23,7 +23,7 @@ package struct LeftOut {
             return
         case .lowQuality:
             let quality = face.quality.map { q in
-                "face_quality \(q.score), weakest: \(q.reason)" + (q.pose.map { ", yaw \($0.yaw)°" } ?? "")
+                "face_quality \(q.score)" + (q.reasons.isEmpty ? "" : ", wrong: \(q.reasons.joined(separator: ", "))") + (q.pose.map { ", yaw \($0.yaw)°" } ?? "")
             } ?? "below the quality floor"
             lowQuality.add("<tr class=\"low-quality\">\(cells)<td class=\"reason\">\(Report.escape(quality))</td></tr>\n")
         case .rejected:

@@ -27,9 +27,18 @@ extension FaceQuality {
         }
         if status != 0 { (m, d, b, k) = (0.5, 0, 0, 1) }
         func round(_ value: Double, _ digits: Double = 1000) -> Double { (value * digits).rounded() / digits }
+        let soft = gray.pixels.withUnsafeBufferPointer {
+            CFaceDetect_Softness(
+                $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, Int32(box.x), Int32(box.y),
+                Int32(box.width), Int32(box.height))
+        }
+        let softness = round(max(soft, 0.5), 100)
+        // The eye distance in the detector's pixels (a box without points: its side is about 2.3 eye distances).
+        let eyes = (pose == nil ? facePx / 2.3 : facePx) * Double(gray.width) / Double(max(full.width, 1))
         self.init(
-            pose: pose, facePx: facePx, upscaled: false, mean: round(m), dark: round(d), bright: round(b),
-            blocks: round(k), jpegQuality: nil, outside: 0, score: 0, reason: "")
+            pose: pose, facePx: facePx, softness: softness,
+            detailPx: round(QualityScore.detail(eyes: eyes, softness: softness), 10), upscaled: false, mean: round(m),
+            dark: round(d), bright: round(b), blocks: round(k), jpegQuality: nil, outside: 0, score: 0, reasons: [])
     }
 
     /// Where the crop lies: the share of it outside the photo, and whether

@@ -106,8 +106,11 @@ package enum Manifest {
         [
             ("face_quality", .double(quality.score)),
             ("quality_reason", .string(quality.reason)),
+            ("quality_reasons", .array(quality.reasons.map(JSON.string))),
             ("pose", quality.pose.map { .object([("yaw", .double($0.yaw)), ("pitch", .double($0.pitch)), ("roll", .double($0.roll))]) } ?? .null),
             ("face_px", .double(quality.facePx)),
+            ("softness", .double(quality.softness)),
+            ("detail_px", .double(quality.detailPx)),
             ("upscaled", .bool(quality.upscaled)),
             ("exposure", .object([("mean", .double(quality.mean)), ("dark", .double(quality.dark)), ("bright", .double(quality.bright))])),
             ("blocking", .double(quality.blocks)),
@@ -171,8 +174,11 @@ package enum Manifest {
         var sharpness: Double?
         var faceQuality: Double?
         var qualityReason: String?
+        var qualityReasons: [String]?
         var pose: Pose?
         var facePx: Double?
+        var softness: Double?
+        var detailPx: Double?
         var upscaled: Bool?
         var exposure: Exposure?
         var blocking: Double?
@@ -256,7 +262,8 @@ extension Manifest.Line {
         }
         return FaceQuality(
             pose: pose.map { FacePose(yaw: $0.yaw, pitch: $0.pitch, roll: $0.roll) }, facePx: facePx,
-            upscaled: upscaled, mean: exposure.mean, dark: exposure.dark, bright: exposure.bright, blocks: blocking,
-            jpegQuality: jpegQuality, outside: outside, score: faceQuality, reason: qualityReason)
+            softness: softness ?? 0.5, detailPx: detailPx ?? 0, upscaled: upscaled, mean: exposure.mean,
+            dark: exposure.dark, bright: exposure.bright, blocks: blocking, jpegQuality: jpegQuality, outside: outside,
+            score: faceQuality, reasons: qualityReasons ?? (qualityReason.isEmpty ? [] : [qualityReason]))
     }
 }

@@ -71,13 +71,15 @@ package struct Stats {
             ("min_face_quality", .double(settings.minFaceQuality)),
             ("max_yaw", .double(settings.maxYaw)),
             ("pose_sha256", .string(posePredictor.map(fileHash) ?? "")),
+            // What face_quality means (`QualityScore.version`): a new meaning scores every face again.
+            ("quality_score", .int(QualityScore.version)),
         ] + curation)
     }
 
     package static let settingsKeys = [
         "size", "margin", "faces", "min_face", "pad", "format", "quality", "detect_size", "min_neighbors", "max_pixels",
         "cascade", "cascade_sha256", "detector", "min_score", "target", "person_only", "align", "min_sharpness",
-        "model_sha256", "min_face_quality", "max_yaw", "pose_sha256",
+        "model_sha256", "min_face_quality", "max_yaw", "pose_sha256", "quality_score",
     ]
 
     /// Settings read back from a state file, in the order `settingsJSON` writes them.

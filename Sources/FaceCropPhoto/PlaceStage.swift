@@ -47,7 +47,7 @@ package enum PlaceStage {
             guard var quality = faces[index].quality else { return .ok }
             quality.jpegQuality = jpegQuality
             quality.place(placement.faces[index], side: settings.size, full: full)
-            quality.rate(sharpness: faces[index].sharpness)
+            quality.rate()
             let status = quality.leftOut(minScore: settings.minFaceQuality, maxYaw: settings.maxYaw) ? FaceStatus.lowQuality : .ok
             faces[index].quality = quality
             return status

@@ -81,9 +81,12 @@ package enum PickChooser {
     /// smaller face, and the stand-in's sharpness cannot tell a recompressed
     /// copy (whose blocks look sharp) from its photo. Steps, so that a box
     /// a few pixels larger on a copy of the same size does not decide.
-    package static func rank(_ entry: Entry) -> (Int, Double, Int) {
-        let step = entry.source == .faceQuality ? 0 : Int((log2(max(entry.candidate.size, 1)) * 4).rounded(.down))
-        return (step, entry.score, -entry.candidate.number)
+    /// Ranked by `face_quality`, the larger face in those steps decides
+    /// between equal scores (faces with nothing wrong all score 1).
+    package static func rank(_ entry: Entry) -> (Int, Double, Int, Int) {
+        let step = Int((log2(max(entry.candidate.size, 1)) * 4).rounded(.down))
+        return entry.source == .faceQuality
+            ? (0, entry.score, step, -entry.candidate.number) : (step, entry.score, 0, -entry.candidate.number)
     }
 
     /// Each group's crops, best first (`rank`); the groups in the order of

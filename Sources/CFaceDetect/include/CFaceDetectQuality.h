@@ -16,6 +16,16 @@ extern "C" {
 double CFaceDetect_Sharpness(const uint8_t *gray, int width, int height, size_t stride, int x,
                              int y, int box_width, int box_height);
 
+/// How soft a box of 8-bit grayscale pixels is, in its own pixels: the
+/// square root of the sum of squared steps between neighbours over the sum
+/// of squared second differences. About 0.5 for detail at the pixel grid's
+/// limit, a Gaussian blur's sigma for a blurred box, and m times the
+/// original's for a box enlarged m times: so the box's side over it counts
+/// the detail it holds, whatever it was enlarged by. Returns -1 when the box
+/// is empty or outside the image.
+double CFaceDetect_Softness(const uint8_t *gray, int width, int height, size_t stride, int x, int y,
+                            int box_width, int box_height);
+
 /// A face's head pose in degrees from five points in photo pixels (10
 /// floats, x then y) of a `width` x `height` photo: cv::solvePnP fits a
 /// generic 3D face seen by a camera whose focal length is the photo's long

@@ -6,13 +6,14 @@ import FaceCropPeople
 /// `--check` and `--dry-run`: say what a run would do, change nothing.
 /// Lines are printed as the plan goes, gone photos last.
 package enum CheckReport {
-    package static func report(_ feed: PlanFeed, stateHash: String?, setup: RunSetup) -> Int32 {
+    package static func report(_ feed: PlanFeed, stateHash: String?, stateSettings: [String: Any]?, setup: RunSetup) -> Int32 {
         let options = setup.options
         let output = setup.output
         let out = LineOutput()
         let manifestPath = output + "/manifest\(setup.store.suffix).jsonl"
         if options.check, stateHash != nil, stateHash != setup.settingsHash {
-            out.line("settings changed: every photo would be processed again")
+            let changed = changedSettings(stateSettings, setup.described)
+            out.line("settings changed: every photo would be processed again" + (changed.isEmpty ? "" : " (\(changed))"))
         }
         if options.check, access(manifestPath, F_OK) != 0 {
             out.line("missing: \(manifestPath)")
@@ -60,6 +61,30 @@ package enum CheckReport {
             Terminal.stderr("facecrop: '\(output)' is up to date (\(feed.count) photos)\n")
         }
         return out.lines == 0 ? ExitStatus.success : ExitStatus.failure
+    }
+}
+
+extension CheckReport {
+    /// The settings that differ, as `name: old -> new` ("none": absent), in
+    /// the order the run writes them: `quality_score: none -> 2` for a
+    /// dataset scored before the score had a version.
+    package static func changedSettings(_ old: [String: Any]?, _ new: JSON) -> String {
+        guard let old, let data = new.serialized().data(using: .utf8),
+            let current = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], case .object(let members) = new
+        else { return "" }
+        func text(_ value: Any?) -> String {
+            guard let value, !(value is NSNull) else { return "none" }
+            if let string = value as? String { return string }
+            if let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys]) {
+                return String(decoding: data, as: UTF8.self)
+            }
+            return "\(value)"
+        }
+        let names = members.map(\.0) + old.keys.sorted().filter { current[$0] == nil }
+        return names.compactMap { name in
+            let (before, after) = (text(old[name]), text(current[name]))
+            return before == after ? nil : "\(name): \(before) -> \(after)"
+        }.joined(separator: ", ")
     }
 }
 

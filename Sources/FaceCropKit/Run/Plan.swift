@@ -12,11 +12,11 @@ import FaceCropVideo
 /// order (`PlanJoin`), fed to the pipeline as it goes (`PlanFeed`).
 package enum Plan {
     /// The plan of this run, and the settings the last run's state was made
-    /// with. Crops deleted since the last run are recorded as rejections
+    /// with (their hash, and the settings themselves as its header has them). Crops deleted since the last run are recorded as rejections
     /// first (`DeletedCrops`), so the plan sees the rejections file as it
     /// will be.
     package static func make(_ setup: inout RunSetup, temporaries: TemporaryFiles) throws(FaceCropError)
-        -> (feed: PlanFeed, stateHash: String?)
+        -> (feed: PlanFeed, stateHash: String?, stateSettings: [String: Any]?)
     {
         let options = setup.options
         let state = StateIndex(path: setup.store.statePath)
@@ -43,7 +43,7 @@ package enum Plan {
         let feed = PlanFeed(
             try join(setup, state: state, journal: journal, rules: rules), prune: options.prune && !setup.readOnly,
             listGone: setup.readOnly, journalCrops: journal.crops)
-        return (feed, state.settingsHash)
+        return (feed, state.settingsHash, state.header["settings"] as? [String: Any])
     }
 
     /// The walk of this run's inputs joined with the state file and the journal.

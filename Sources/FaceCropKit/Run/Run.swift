@@ -10,9 +10,9 @@ extension FaceCropCommand {
         var setup = try RunSetup(options, stop: stop)
         // Held to the end of the run, however it ends.
         defer { setup.lock?.release() }
-        let (feed, stateHash) = try Plan.make(&setup, temporaries: temporaries)
+        let (feed, stateHash, stateSettings) = try Plan.make(&setup, temporaries: temporaries)
         if setup.readOnly {
-            return CheckReport.report(feed, stateHash: stateHash, setup: setup)
+            return CheckReport.report(feed, stateHash: stateHash, stateSettings: stateSettings, setup: setup)
         }
         var detectors = try setup.takeDetectors()
         let files = try RunFiles(setup, temporaries: temporaries)

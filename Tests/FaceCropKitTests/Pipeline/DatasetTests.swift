@@ -79,7 +79,7 @@ struct DatasetTests {
 
         let check = try runFaceCrop([photos.path, "-o", output.path, "--check", "--faces", "largest"])
         #expect(check.status == 1)
-        #expect(check.stdout.hasPrefix("settings changed: every photo would be processed again\n"))
+        #expect(check.stdout.hasPrefix("settings changed: every photo would be processed again (faces: all -> largest)\n"), "\(check.stdout)")
 
         let result = try runFaceCrop([photos.path, "-o", output.path, "--faces", "largest", "--size", "96", "-q", "--json"])
         #expect(result.status == 0)

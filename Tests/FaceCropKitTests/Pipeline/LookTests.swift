@@ -200,11 +200,13 @@ struct ReportTests {
         // the tick boxes' code and the crops' order.
         #expect(html.components(separatedBy: "<script").count == 4)
         #expect(html.contains("<select id=\"crop-order\">"))
-        // Each crop shows its face_quality and weakest measure, and carries the score to sort by.
+        // Each crop shows its face_quality and what is wrong with it (worst
+        // first; nothing when nothing is), and carries the score to sort by.
         for face in manifest where face["crop"] != nil {
-            let score = try #require(face["face_quality"] as? Double), reason = try #require(face["quality_reason"] as? String)
+            let score = try #require(face["face_quality"] as? Double), reasons = try #require(face["quality_reasons"] as? [String])
             #expect(html.contains("data-quality=\"\(score)\""))
-            #expect(html.contains("quality \(String(format: "%.2f", score)) (weakest: \(reason))"))
+            let shown = "quality \(String(format: "%.2f", score))" + (reasons.isEmpty ? "\n" : " (\(reasons.joined(separator: ", ")))")
+            #expect(html.contains(shown), "\(shown)")
         }
         #expect(html.contains("<script type=\"application/json\" id=\"rejections-file\">\"\"</script>"))
 

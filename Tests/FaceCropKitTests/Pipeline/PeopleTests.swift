@@ -91,9 +91,8 @@ struct PeopleTests {
         let floor = PeopleRule().minCoreQuality
         func apartFromSize(_ line: [String: Any]?) throws -> Double {
             let line = try #require(line)
-            let quality = try #require(line["face_quality"] as? Double), px = try #require(line["face_px"] as? Double)
-            let eyes = line["pose"] == nil ? px / 2.3 : px
-            return quality / (eyes / (eyes + QualityScore.sizeHalf))
+            let quality = try #require(line["face_quality"] as? Double), detail = try #require(line["detail_px"] as? Double)
+            return min(1, quality / QualityScore.detail.factor(detail))
         }
         for name in ["grace-blurred.jpg", "collins-blurred-3.jpg", "collins-blurred-4.jpg"] {
             #expect(try apartFromSize(lines[name]?.first) < floor, "\(name): \(lines[name] ?? [])")

@@ -1,0 +1,91 @@
+import Foundation
+
+/// The score: a product of one factor per measure. Each factor is 1 over
+/// the range where nothing is wrong (its `fine` edge) and falls outside it,
+/// to its `level` at the `wrong` point and on towards 0; `quality_reasons`
+/// are the factors below their level. The edges are calibrated by
+/// scripts/eval_quality.py (docs/quality.md).
+package enum QualityScore {
+    /// The score's meaning: stats.json's settings carry it, so a dataset
+    /// scored by another meaning is processed again (`--check` says so).
+    /// 1: saturating factors (no version in the settings); 2: factors with a
+    /// range where nothing is wrong, softness and detail for blur and size.
+    package static let version = 2
+
+    /// Where a measure stops being fine and where it is wrong; the factor is
+    /// `level` at `wrong`.
+    package struct Edge: Sendable {
+        package var fine: Double
+        package var wrong: Double
+
+        package init(fine: Double, wrong: Double) { (self.fine, self.wrong) = (fine, wrong) }
+
+        /// 1 on the fine side, then 1 / (1 + (d / s)^2), d the distance past
+        /// `fine` and s such that the factor is `level` at `wrong`.
+        package func factor(_ x: Double) -> Double {
+            let past = wrong > fine ? x - fine : fine - x
+            guard past > 0 else { return 1 }
+            let span = abs(wrong - fine) / (1 / QualityScore.level - 1).squareRoot()
+            return 1 / (1 + (past / span) * (past / span))
+        }
+    }
+
+    /// Every factor's value at its `wrong` point: below it the factor is a reason.
+    package static let level = 0.75
+    /// Softness in the detector's pixels: the devset's faces lie at 0.7-1.15,
+    /// its copies blurred by 1/250 of the photo's side at 1.6 and above,
+    /// enlarged 2x at 1.1-1.7.
+    package static let softness = Edge(fine: 1.0, wrong: 1.3)
+    /// Detail: the eye distance in the detector's pixels at a sharp photo's
+    /// softness (`detail(eyes:softness:)`). A default crop (--size 256,
+    /// --margin 0.4) spans about 62 px of eye distance: fine at 40 (enlarged
+    /// 1.5x), wrong at 20 (3x; a face box of about 46 px).
+    package static let detail = Edge(fine: 40, wrong: 20)
+    /// Mean brightness, too dark and too bright.
+    package static let darkMean = Edge(fine: 0.25, wrong: 0.22)
+    package static let brightMean = Edge(fine: 0.75, wrong: 0.85)
+    /// Shares of clipped pixels, at 10 or less and at 245 or more.
+    package static let darkClipped = Edge(fine: 0.1, wrong: 0.3)
+    package static let brightClipped = Edge(fine: 0.03, wrong: 0.1)
+    /// JPEG blocking and the file's JPEG quality.
+    package static let blocking = Edge(fine: 1.5, wrong: 2.0)
+    package static let jpegQuality = Edge(fine: 50, wrong: 25)
+    /// Yaw in degrees either way.
+    package static let yaw = Edge(fine: 30, wrong: 45)
+    /// Share of the crop outside the photo.
+    package static let outside = Edge(fine: 0.02, wrong: 0.15)
+
+    /// The `small` factor.
+    package static func sizeFactor(_ q: FaceQuality) -> Double { detail.factor(q.detailPx) }
+
+    /// Each factor: its reason's name, value and level, in the table's order.
+    package static func parts(_ q: FaceQuality) -> [(name: String, value: Double, level: Double)] {
+        let yaw = abs(q.pose?.yaw ?? 0)
+        return [
+            ("blur", softness.factor(q.softness), level),
+            ("small", sizeFactor(q), level),
+            ("dark", darkMean.factor(q.mean) * darkClipped.factor(q.dark), level),
+            ("bright", brightMean.factor(q.mean) * brightClipped.factor(q.bright), level),
+            ("jpeg", blocking.factor(q.blocks) * jpegQuality.factor(Double(q.jpegQuality ?? 100)), level),
+            ("profile", self.yaw.factor(yaw), level),
+            ("padding", outside.factor(q.outside), level),
+        ]
+    }
+
+    /// The softness of a sharp photo's face in the detector's pixels (the
+    /// median of the dev sets' faces is 0.85-0.9).
+    package static let sharpSoftness = 0.85
+    /// Softness grows as about m^0.6 when a face is enlarged m times
+    /// (Lanczos; 2x gave 1.45-1.6 times the softness on people-devset and
+    /// devset faces), so the detail divides by softness^2, more than the
+    /// 1 / 0.6 that would only keep it level: the eye distance of a face of
+    /// 10-20 px moves by up to 30 % between two sizes of one photo, and an
+    /// enlarged face must still hold less detail than its source.
+    package static let detailPower = 2.0
+
+    /// The detail of a face: its eye distance `eyes` in the detector's
+    /// pixels, counted at the softness of a sharp photo.
+    package static func detail(eyes: Double, softness: Double) -> Double {
+        eyes * pow(sharpSoftness / max(softness, 0.5), detailPower)
+    }
+}
