@@ -146,9 +146,9 @@ struct DetectionTests {
         #expect(((stats["settings"] as! [String: Any])["model_sha256"] as? String)?.count == 64)
     }
 
-    /// The models CenterFace runs on ONNX Runtime, from scripts/make-centerface-models.
-    static let centerFaceModel = packageRoot.appendingPathComponent("models/centerface-fp32.onnx").path
-    static let centerFaceInt8Model = packageRoot.appendingPathComponent("models/centerface-int8.onnx").path
+    /// The models CenterFace runs on ONNX Runtime, from scripts/make-centerface-models: the default (int8) and fp32.
+    static let centerFaceModel = packageRoot.appendingPathComponent("models/centerface-int8.onnx").path
+    static let centerFaceFP32Model = packageRoot.appendingPathComponent("models/centerface-fp32.onnx").path
     /// The model as shipped (scripts/fetch-centerface), which ONNX Runtime runs at no size but its own.
     static let shippedCenterFaceModel = packageRoot.appendingPathComponent("models/centerface.onnx").path
     /// ONNX Runtime's library, from scripts/fetch-onnxruntime (the tests run in the checkout, where facecrop finds it in lib/).
@@ -159,10 +159,10 @@ struct DetectionTests {
     @Test func theOtherNetworksModelIsRefusedNamingTheOutputItLacks() throws {
         let yunetModel = packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path
         try #require(FileManager.default.fileExists(atPath: yunetModel), "run scripts/fetch-yunet (scripts/test does)")
-        try #require(FileManager.default.fileExists(atPath: Self.centerFaceModel), "run scripts/make-centerface-models (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceFP32Model), "run scripts/make-centerface-models (scripts/test does)")
         #expect(throws: FaceCropError.modelUnavailable(
-            Self.centerFaceModel, reason: "not a YuNet model (no output 'cls_8'): \(Self.centerFaceModel)")) {
-            _ = try YuNet(path: Self.centerFaceModel)
+            Self.centerFaceFP32Model, reason: "not a YuNet model (no output 'cls_8'): \(Self.centerFaceFP32Model)")) {
+            _ = try YuNet(path: Self.centerFaceFP32Model)
         }
         #expect(throws: FaceCropError.modelUnavailable(
             yunetModel, reason: "not a CenterFace model (the model has no output '537'): \(yunetModel)")) {
@@ -228,7 +228,7 @@ struct DetectionTests {
         let stats = try JSONSerialization.jsonObject(
             with: Data(contentsOf: output.appendingPathComponent("stats.json"))) as! [String: Any]
         let settings = stats["settings"] as! [String: Any]
-        #expect(settings["model_sha256"] as? String == Self.centerFaceFP32SHA256)
+        #expect(settings["model_sha256"] as? String == Self.centerFaceInt8SHA256)
         // The runtime is part of the settings: a dataset made on cv::dnn (no such entry) is processed again.
         #expect(settings["runtime"] as? String == "onnxruntime 1.32.0")
     }
@@ -238,7 +238,7 @@ struct DetectionTests {
     static let centerFaceInt8SHA256 = "3368c9dd84adde566a5ac49af8e76018df6717a0e54f359c84aaf269bc725bf0"
 
     @Test func centerFaceModelsMadeHereAreThePinnedBytes() throws {
-        for (path, sha256) in [(Self.centerFaceModel, Self.centerFaceFP32SHA256), (Self.centerFaceInt8Model, Self.centerFaceInt8SHA256)] {
+        for (path, sha256) in [(Self.centerFaceFP32Model, Self.centerFaceFP32SHA256), (Self.centerFaceModel, Self.centerFaceInt8SHA256)] {
             try #require(FileManager.default.fileExists(atPath: path), "run scripts/make-centerface-models (scripts/test does)")
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             #expect(data.withUnsafeBytes { Vips.sha256($0) } == sha256, "\(path)")
@@ -248,10 +248,10 @@ struct DetectionTests {
     /// ONNX Runtime is loaded only when CenterFace runs: the cascade runs
     /// without it; CenterFace without it is exit 69, naming where it looked
     /// and how to get it; with it (found in the checkout's lib/), the
-    /// int8 model finds the faces too.
+    /// fp32 model finds the faces too.
     @Test func onnxRuntimeLoadsOnlyForCenterFaceAndItsAbsenceIsExit69() throws {
         try #require(FileManager.default.fileExists(atPath: Self.onnxRuntimeLibrary), "run scripts/fetch-onnxruntime (scripts/test does)")
-        try #require(FileManager.default.fileExists(atPath: Self.centerFaceInt8Model), "run scripts/make-centerface-models (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: Self.centerFaceFP32Model), "run scripts/make-centerface-models (scripts/test does)")
         let (work, photos) = try fixturePhotos(["faces/two-people.jpg", "faces/grace_hopper.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         var environment = ProcessInfo.processInfo.environment
@@ -272,10 +272,10 @@ struct DetectionTests {
                                           "--model", Self.centerFaceModel], environment: environment)
         #expect(notLibrary.status == 69 && notLibrary.stderr.contains("cannot load the ONNX Runtime library"), "\(notLibrary.stderr)")
         environment["FACECROP_ONNXRUNTIME"] = Self.onnxRuntimeLibrary
-        let output = work.appendingPathComponent("int8")
-        let int8 = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", "centerface", "--model", Self.centerFaceInt8Model],
+        let output = work.appendingPathComponent("fp32")
+        let fp32 = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", "centerface", "--model", Self.centerFaceFP32Model],
                                    environment: environment)
-        #expect(int8.status == 0, "\(int8.stderr)")
+        #expect(fp32.status == 0, "\(fp32.stderr)")
         let lines = linesBySource(try readManifest(output))
         for name in ["two-people.jpg", "grace_hopper.jpg"] {
             let truth = expectedAnswers["faces/" + name]!.boxes
