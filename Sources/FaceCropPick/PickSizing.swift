@@ -120,7 +120,7 @@ package struct PickLeftOut: Sendable {
             return PickChooser.Entry(candidate: c, score: score, source: source, bin: PoseBin(c.pose))
         }
         let mine = PickChooser.rank(entry(candidate))
-        var best: (rank: (Int, Double, Int), number: Int)?
+        var best: (rank: (Int, Double, Int, Int), number: Int)?
         for other in among where pool[other].number != candidate.number && excluded[pool[other].number] == nil {
             let twin = pool[other]
             let rank = PickChooser.rank(entry(twin))

@@ -327,6 +327,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         CFaceDetect_Free(boxes);
         (void)CFaceDetect_Sharpness(gray, width, height, (size_t)width, 0, 0, width, height);
+        (void)CFaceDetect_Softness(gray, width, height, (size_t)width, 0, 0, width, height);
+        (void)CFaceDetect_Softness(gray, width, height, (size_t)width, width / 2, height / 2, width, height);
         quality_once(gray, width, height);
         CVipsShim_Free(gray);
         // One crop that reaches past the corner, padded.
