@@ -252,8 +252,8 @@ struct NamesTests {
         let text = try run(["people", output.path]).stdout
         #expect(text == """
             person       faces  photos  quality  representative crop
-            alice            3       3     0.50  #1 astronaut-large.jpg.face0.jpg
-            \(hopper.padding(toLength: 11, withPad: " ", startingAt: 0))      1       1     0.63  #3 grace_hopper.jpg.face0.jpg
+            alice            3       3     1.00  #2 astronaut.jpg.face0.jpg
+            \(hopper.padding(toLength: 11, withPad: " ", startingAt: 0))      1       1     1.00  #3 grace_hopper.jpg.face0.jpg
 
             2 people; 1 unassigned face in 1 photo:
               #4 two-people.jpg.face0.jpg
