@@ -4,6 +4,7 @@
 // does. OpenCV here only reads the photos and runs cv::dnn for the
 // comparison; the ONNX Runtime path is the shim's.
 #include "CFaceDetect.h"
+#include "measure.hpp"
 
 #include <opencv2/dnn.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -23,61 +24,12 @@
 #include <thread>
 #include <vector>
 
+const char *const measure::kTool = "centerface-runtime";
+using namespace measure;
+
 namespace {
 
 const char *const kOutputs[4] = {"537", "538", "539", "540"};
-
-[[noreturn]] void die(const std::string &what, char *message = nullptr) {
-    std::fprintf(stderr, "centerface-runtime: %s%s%s\n", what.c_str(), message ? ": " : "", message ? message : "");
-    std::free(message);
-    std::exit(1);
-}
-
-double nowMs() {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Resident set in MiB, from /proc/self/status.
-double rssMiB() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
-    }
-    return 0;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
-}
-
-CFaceDetect_OnnxRuntime *openRuntime(const char *library) {
-    CFaceDetect_OnnxRuntime *runtime = nullptr;
-    char *message = nullptr;
-    if (CFaceDetect_OnnxRuntimeOpen(library, &runtime, &message) != CFaceDetect_OK) die("runtime", message);
-    return runtime;
-}
-
-CFaceDetect_OnnxOptions options(int threads) {
-    CFaceDetect_OnnxOptions o{};
-    o.intra_op_threads = threads;
-    o.optimization_level = 99;
-    o.allow_spinning = 0;
-    o.memory_arena = 1;
-    if (const char *spin = std::getenv("SPIN")) o.allow_spinning = std::atoi(spin);
-    if (const char *arena = std::getenv("ARENA")) o.memory_arena = std::atoi(arena);
-    return o;
-}
-
-CFaceDetect_OnnxSession *openSession(CFaceDetect_OnnxRuntime *runtime, const char *model, int threads) {
-    CFaceDetect_OnnxSession *session = nullptr;
-    char *message = nullptr;
-    CFaceDetect_OnnxOptions o = options(threads);
-    if (CFaceDetect_OnnxSessionNew(runtime, model, &o, &session, &message) != CFaceDetect_OK) die(model, message);
-    return session;
-}
 
 // A photo as RGB 0-255 floats NCHW on a canvas of `width` x `height`:
 // resized to fit, padded right and bottom with black, as the shim does.

@@ -14,6 +14,7 @@
 //       on each face's chip: dlib's network against the ONNX model through
 //       the shim's session (onnx.cpp); descriptors compared, ms a pass.
 #include "CFaceDetect.h"
+#include "measure.hpp"
 #include "landmarks5.hpp"
 
 #include <dlib/dnn.h>
@@ -58,30 +59,10 @@ using Network = loss_metric<fc_no_bias<128, avg_pool_everything<alevel0<alevel1<
     max_pool<3, 3, 2, 2, relu<affine<con<32, 7, 7, 2, 2, input_rgb_image_sized<150>>>>>>>>>>>>>;
 } // namespace resnet
 
+const char *const measure::kTool = "embed-runtime";
+using namespace measure;
+
 namespace {
-
-[[noreturn]] void die(const std::string &what, char *message = nullptr) {
-    std::fprintf(stderr, "embed-runtime: %s%s%s\n", what.c_str(), message ? ": " : "", message ? message : "");
-    std::free(message);
-    std::exit(1);
-}
-
-double nowMs() {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// This thread's CPU time in ms (OpenBLAS runs on it alone).
-double cpuMs() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec * 1000.0 + t.tv_nsec / 1e6;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
-}
 
 // The faces YuNet finds at 0.8 in `rgb`.
 std::vector<CFaceDetect_YuNetFace> detect(CFaceDetect_YuNet *yunet, const cv::Mat &rgb, const char *photo) {
@@ -267,14 +248,6 @@ int compare(int argc, char **argv) {
     CFaceDetect_YuNetClose(yunet);
     CFaceDetect_OnnxSessionClose(session);
     CFaceDetect_OnnxRuntimeClose(runtime);
-    return 0;
-}
-
-double rssMiB() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
     return 0;
 }
 

@@ -5,6 +5,7 @@
 // ONNX model through the session (`model`). Built and run by
 // scripts/yunet-runtime, which says what each command does.
 #include "CFaceDetect.h"
+#include "measure.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -21,6 +22,9 @@
 #include <string>
 #include <vector>
 
+const char *const measure::kTool = "yunet-runtime";
+using namespace measure;
+
 namespace {
 
 const std::vector<std::string> kOutputs = {"cls_8",  "cls_16",  "cls_32",  "obj_8", "obj_16", "obj_32",
@@ -28,48 +32,9 @@ const std::vector<std::string> kOutputs = {"cls_8",  "cls_16",  "cls_32",  "obj_
 
 using Maps = std::vector<std::vector<float>>;
 
-[[noreturn]] void die(const std::string &what, char *message = nullptr) {
-    std::fprintf(stderr, "yunet-runtime: %s%s%s\n", what.c_str(), message ? ": " : "", message ? message : "");
-    std::free(message);
-    std::exit(1);
-}
-
-double nowMs() {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Resident set in MiB, from /proc/self/status.
-double rssMiB() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
-    }
-    return 0;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
-}
-
 void parseSize(const char *text, int &width, int &height) {
     if (std::sscanf(text, "%dx%d", &width, &height) != 2 || width < 1 || height < 1)
         die(std::string("not a size: ") + text);
-}
-
-CFaceDetect_OnnxSession *openSession(CFaceDetect_OnnxRuntime *runtime, const char *model, int threads) {
-    CFaceDetect_OnnxOptions o{};
-    o.intra_op_threads = threads;
-    o.optimization_level = 99;
-    o.allow_spinning = 0;
-    o.memory_arena = 1;
-    if (const char *arena = std::getenv("ARENA")) o.memory_arena = std::atoi(arena);
-    CFaceDetect_OnnxSession *session = nullptr;
-    char *message = nullptr;
-    if (CFaceDetect_OnnxSessionNew(runtime, model, &o, &session, &message) != CFaceDetect_OK) die(model, message);
-    return session;
 }
 
 // A photo as YuNet's input on a `width` x `height` canvas: resized to fit
