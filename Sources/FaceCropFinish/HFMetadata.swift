@@ -35,10 +35,16 @@ package enum HFMetadata {
         let manifest = run.output + "/" + Manifest.fileName
         var failures: [String] = []
         var columns = Columns()
+        // The splits' files share the whole dataset's columns: `datasets`
+        // refuses splits whose types differ (a split whose face_quality is
+        // 1 on every line would otherwise say integer where another says
+        // number).
+        let shared = splits.isEmpty ? nil : Columns(learning: ManifestLines(path: manifest).lazy.filter(\.isSample))
         for within in splits.isEmpty ? [""] : splits {
             do throws(WriteFailure) {
                 if !within.isEmpty { try AtomicFile.makeFolder(run.output + "/" + within) }
-                columns.merge(try write(manifest: manifest, output: run.output, within: within, temporaries: run.temporaries))
+                columns.merge(
+                    try write(manifest: manifest, output: run.output, within: within, columns: shared, temporaries: run.temporaries))
             } catch {
                 failures.append("\(within.isEmpty ? "" : within + "/")\(fileName): \(error.reason)")
             }
@@ -48,19 +54,20 @@ package enum HFMetadata {
 
     /// Writes `output/within/metadata.jsonl` with the samples whose crop lies
     /// under `within` (a folder relative to `output`, "" for the whole
-    /// dataset); `file_name` is relative to that folder.
+    /// dataset); `file_name` is relative to that folder. `columns`: those
+    /// to write with (a split's, the whole dataset's); nil: learnt from the
+    /// samples written.
     @discardableResult
-    package static func write(manifest: String, output: String, within: String, temporaries: TemporaryFiles) throws(WriteFailure)
-        -> Columns
-    {
+    package static func write(
+        manifest: String, output: String, within: String, columns given: Columns? = nil, temporaries: TemporaryFiles
+    ) throws(WriteFailure) -> Columns {
         guard access(manifest, R_OK) == 0 else {
             throw WriteFailure(reason: "cannot read '\(manifest)': \(systemError(errno))")
         }
         let folder = within.isEmpty ? output : output + "/" + within
         let prefix = within.isEmpty ? "" : within + "/"
         let samples = ManifestLines(path: manifest).lazy.filter { $0.isSample && $0.crop.hasPrefix(prefix) }
-        var columns = Columns()
-        for line in samples { columns.learn(line.object) }
+        let columns = given ?? Columns(learning: samples)
         let writer = try JSONLinesWriter(outputRoot: folder, name: fileName, temporaries: temporaries)
         for line in samples {
             try writer.append(columns.line(line.object, fileName: String(line.crop.dropFirst(prefix.count))))
@@ -93,6 +100,13 @@ package enum HFMetadata {
             }
         }
         package private(set) var columns: [String: Column] = [:]
+
+        package init() {}
+
+        /// The columns of every line of `lines`.
+        package init<Lines: Sequence>(learning lines: Lines) where Lines.Element == ManifestLines.Line {
+            for line in lines { learn(line.object) }
+        }
 
         package mutating func learn(_ object: [String: Any]) {
             for (name, value) in object where name != "file_name" {
