@@ -143,11 +143,10 @@ public enum DetectorKind: String, Sendable, CaseIterable {
     /// A YuNet ONNX model (`--model`) through OpenCV's DNN module.
     case yunet
     /// The CenterFace ONNX model (`--model`, else found by `ModelLocator`)
-    /// through OpenCV's DNN module.
+    /// through ONNX Runtime.
     case centerface
-
-    /// Whether it is a network with an ONNX model (`--model`).
-    package var usesModel: Bool { self == .yunet || self == .centerface }
+    // What facecrop knows of each is declared beside its finder, in
+    // FaceCropDetect (`DetectorFacts`, `DetectorKind.facts`).
 }
 
 /// What is cropped.

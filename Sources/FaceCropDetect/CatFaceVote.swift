@@ -36,7 +36,7 @@ package final class CatFaceVote: FaceFinder {
     }
 
     /// Whether the cascade ensemble, searching only around `box`, finds a
-    /// human face there that it would keep (`Calibration.ensembleScore` at
+    /// human face there that it would keep (`CascadeEnsemble.ensembleScore` at
     /// the default --min-score) and that overlaps the box by IoU 0.3 or more.
     package func isHumanFace(_ box: PixelRect, in gray: GrayImage, source: String) throws(FaceCropError) -> Bool {
         guard let cut = GrayCut(gray, around: box) else { return false }
@@ -44,7 +44,7 @@ package final class CatFaceVote: FaceFinder {
             cut.image, minSide: box.width / 2, maxSide: box.width * 3 / 2, frontalNeighbors: 2, source: source)
         return candidates.contains { c in
             let face = PixelRect(x: Int(c.x) + cut.x, y: Int(c.y) + cut.y, width: Int(c.width), height: Int(c.height))
-            return Calibration.ensembleScore(c) >= Calibration.defaultMinScore(.cascade) && face.iou(box) >= 0.3
+            return CascadeEnsemble.ensembleScore(c) >= CascadeEnsemble.defaultMinScore && face.iou(box) >= 0.3
         }
     }
 }

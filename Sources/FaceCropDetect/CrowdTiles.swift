@@ -22,7 +22,7 @@ package enum CrowdTiles {
     package static let crowd = 2
     /// Below this (detection pixels), the network finds next to no face in
     /// one pass (its heatmap has a cell every 4 px; not measured, a bound
-    /// below `Calibration.centerFaceReach`): a `--min-face` face this small
+    /// below `CenterFaceFinder.reach`): a `--min-face` face this small
     /// asks for the tiles on every photo.
     package static let floor = 10
     /// Tiles overlap by this much (detection pixels), more than any face
@@ -32,14 +32,11 @@ package enum CrowdTiles {
     /// ones are the first pass's.
     package static let largestTiled = 56
 
-    /// The settings' `crowd_tiles` member: present only where the tiles can
-    /// run (`centerface` finding faces), so that a dataset made before them
-    /// with `centerface` is processed again, and one made with any other
-    /// detector keeps its settings hash.
-    package static func settingsValue(_ settings: CropSettings) -> String? {
-        guard settings.detector == .centerface, settings.target == .face else { return nil }
-        return "x\(Int(factor)) when \(crowd) faces <= \(smallSide) px or --min-face < \(floor) px"
-    }
+    /// The rule in words: the settings' `crowd_tiles` member where the tiles
+    /// can run (CenterFace finding faces), so that a dataset made before them
+    /// is processed again, and one made with any other detector keeps its
+    /// settings hash.
+    package static let rule = "x\(Int(factor)) when \(crowd) faces <= \(smallSide) px or --min-face < \(floor) px"
 
     package struct Plan: Equatable {
         package var factor: Double

@@ -19,7 +19,7 @@ package struct DetectorConfig: Sendable {
     /// Workers that detect at once (`--jobs`).
     package var workers = 1
     /// The longest side photos are detected at: `--detect-size`, else the
-    /// largest the detector chooses (`Calibration.detectSize`).
+    /// largest the detector chooses (`DetectorFacts.detectSize`).
     package var largestDetectSide = Calibration.largestDetectSize
     /// `--people`: a face descriptor per crop.
     package var embeds = false
@@ -29,7 +29,7 @@ package struct DetectorConfig: Sendable {
     /// (nil: not found; those faces get no pose).
     package var posePredictor: String?
 
-    package static func defaultMinScore(_ kind: DetectorKind) -> Double { Calibration.defaultMinScore(kind) }
+    package static func defaultMinScore(_ kind: DetectorKind) -> Double { kind.facts.defaultMinScore }
 
     /// OpenCV's own threads, set once for the process before any worker
     /// starts: 1, so that the `--jobs` workers are the one level of
@@ -120,17 +120,7 @@ package final class Detector: @unchecked Sendable {
         case .body:
             if let bodies { return bodies }
             return try HOGBodies()
-        case .face:
-            switch config.kind {
-            case .cascade: return try CascadeEnsemble(config)
-            case .haar: return try SingleCascade(config)
-            case .yunet, .centerface:
-                guard let path = config.modelPath else {
-                    throw .modelUnavailable("", reason: ModelLocator.missingReason(config.kind))
-                }
-                if config.kind == .yunet { return try YuNetFinder(path: path, minScore: config.minScore) }
-                return try CenterFaceFinder(path: path, minScore: config.minScore, sharing: other as? CenterFaceFinder)
-            }
+        case .face: return try config.kind.facts.finder(config, sharing: other)
         }
     }
 

@@ -11,7 +11,7 @@ extension Options {
 
     /// `--detect-size`, else the cascades' 1024; nil for YuNet and
     /// CenterFace: chosen per photo (`CropSettings.detectSide`).
-    package var effectiveDetectSize: Int? { detectSize ?? Calibration.fixedDetectSize(detector) }
+    package var effectiveDetectSize: Int? { detectSize ?? detector.facts.fixedDetectSize }
 }
 
 extension CropSettings {
@@ -22,10 +22,10 @@ extension CropSettings {
     }
 
     /// The long side a photo (or a video's frames) of `longSide` pixels is
-    /// detected at: `detectSize`, else the one `Calibration.detectSize`
-    /// chooses for it. The photo and the video stages both ask here.
+    /// detected at: `detectSize`, else the one the detector chooses for it
+    /// (`DetectorFacts.detectSize`). The photo and the video stages both ask here.
     package func detectSide(longSide: Int) -> Int {
-        detectSize ?? Calibration.detectSize(kind: detector, longSide: longSide, minFace: minFace)
+        detectSize ?? detector.facts.detectSize(longSide: longSide, minFace: minFace)
     }
 }
 
@@ -35,10 +35,10 @@ extension DetectorConfig {
         let main = CascadeFolder.resolve(
             options.target == .face ? options.cascade : nil, name: DetectorConfig.cascadeName(for: options.target))
         let folder = (CascadeFolder.resolve(nil) as NSString).deletingLastPathComponent
+        let model = options.detector.facts.model.map { ModelLocator.resolve(options.model, $0) } ?? options.model
         var config = DetectorConfig(
             kind: options.detector, target: options.target, cascadePath: main, cascadeFolder: folder,
-            modelPath: options.detector.usesModel ? ModelLocator.resolve(options.model, kind: options.detector) : options.model, minNeighbors: options.minNeighbors,
-            minScore: options.effectiveMinScore,
+            modelPath: model, minNeighbors: options.minNeighbors, minScore: options.effectiveMinScore,
             needsPeople: options.personOnly, needsEyes: options.align != .none, workers: options.effectiveJobs,
             embeds: options.people, peopleModels: options.people ? PeopleModels.resolve() : nil,
             posePredictor: options.target == .face ? PeopleModels.resolveLandmarks() : nil)

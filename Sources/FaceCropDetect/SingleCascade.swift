@@ -7,7 +7,7 @@
 import FaceCropCore
 import FaceCropImaging
 
-package final class SingleCascade: FaceFinder {
+package final class SingleCascade: FaceFinder, DetectorFacts {
     private let cascade: Cascade
     private let minNeighbors: Int
     /// Faces with --align: the eyes' search.
@@ -24,7 +24,7 @@ package final class SingleCascade: FaceFinder {
         } else {
             eyeSearch = nil
         }
-        correction = faces ? Calibration.boxCorrection(.haar) : nil
+        correction = faces ? Self.boxCorrection : nil
     }
 
     package func find(in gray: GrayImage, rgb: RGBImage?, minSide: Int, source: String) throws(FaceCropError) -> [Subject] {
@@ -41,5 +41,24 @@ package final class SingleCascade: FaceFinder {
         }
         guard let correction else { return found }
         return correction.apply(found, width: gray.width, height: gray.height)
+    }
+
+    /// `--detector haar`: every face the cascade keeps (its scores are level
+    /// weights, not 0...1).
+    package static let defaultMinScore = 0.0
+
+    /// The dev-set fit (`Calibration.BoxCorrection`): mean IoU 0.61 -> 0.64.
+    package static var boxCorrection: Calibration.BoxCorrection {
+        Calibration.BoxCorrection(dx: -0.02, dy: 0.03, sx: 0.83, sy: 1.03)
+    }
+
+    package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
+        try SingleCascade(config)
+    }
+
+    package static var scoresConfidence: Bool { false }
+
+    package static func cardDescription(_ settings: JSON) -> String {
+        "OpenCV's cascade `\(settings["cascade"]?.text ?? "")`, SHA-256 `\(settings["cascade_sha256"]?.text ?? "")`"
     }
 }

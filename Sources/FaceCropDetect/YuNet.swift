@@ -25,7 +25,7 @@ package final class YuNet {
 /// scoring at least --min-score, at least `minSide` long.
 ///
 /// Not thread-safe: owns its networks; used by one `Detector`.
-package final class YuNetFinder: FaceFinder {
+package final class YuNetFinder: FaceFinder, DetectorFacts {
     private let path: String
     private let network: YuNet
     private let minScore: Double
@@ -47,7 +47,7 @@ package final class YuNetFinder: FaceFinder {
         let colour = rgb ?? RGBImage(width: 0, height: 0, pixels: [])
         let found = try network.detect(colour, minScore: Float(minScore), source: source)
             .filter { max($0.box.width, $0.box.height) >= minSide }
-        return Calibration.boxCorrection(.yunet).apply(found, width: gray.width, height: gray.height)
+        return Self.boxCorrection.apply(found, width: gray.width, height: gray.height)
     }
 
     package func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks {
@@ -61,5 +61,43 @@ package final class YuNetFinder: FaceFinder {
         return try Alignment.remeasured(landmarks, in: picture, source: source) { rgb throws(FaceCropError) in
             try net.detect(rgb, minScore: 0.5, source: source).compactMap(\.five)
         }
+    }
+
+    /// 0.8: dev-set precision 0.97 (0.7 gives 0.92). Its box fit is the
+    /// identity (centre within 0.4 %, area 0.995): `DetectorFacts`' default
+    /// correction.
+    package static let defaultMinScore = 0.8
+
+    /// Chosen per photo.
+    package static var fixedDetectSize: Int? { nil }
+
+    /// At least 640, and more when a face of `minFace` photo pixels would
+    /// otherwise shrink below `reach`, up to 1280 px (about 4x the memory
+    /// and time of 640).
+    package static func detectSize(longSide: Int, minFace: Int) -> Int {
+        reachingSize(longSide: longSide, minFace: minFace, reach: reach, least: 640)
+    }
+
+    /// The smallest face, in detection pixels, YuNet finds reliably at its
+    /// default --min-score: 20 px. The network reaches 10 px, but such faces
+    /// score below 0.8. Dev set tiled four photos to a 1024 px mosaic (faces
+    /// >= 29.5 px), --min-face 24, recall at 0.8: 0.58 detected at 640 (JPEG
+    /// reduction to 512, smallest face 15 px), 0.68 at 704, 0.71 at 768, 0.73
+    /// at 854 (smallest face 24.6 px) and at 1024, as on the photos alone
+    /// (0.72). On the Fixtures crowd mosaic (DetectionTests) every face was
+    /// found from 19.7 px up, two of 80 missed at 18 px.
+    package static let reach = 20.0
+
+    package static let modelFile = ModelFile(
+        network: "YuNet", fileName: "face_detection_yunet_2023mar.onnx", variable: "FACECROP_MODEL",
+        fetchScript: "scripts/fetch-yunet")
+    package static var model: ModelFile? { modelFile }
+
+    package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
+        try YuNetFinder(path: ModelLocator.path(config, modelFile), minScore: config.minScore)
+    }
+
+    package static func cardDescription(_ settings: JSON) -> String {
+        "OpenCV's YuNet, model SHA-256 `\(settings["model_sha256"]?.text ?? "")`"
     }
 }

@@ -190,18 +190,11 @@ package enum DatasetCard {
 
     package static func detectorLine(_ settings: JSON) -> String {
         let detector = settings["detector"]?.text ?? "cascade"
-        var line = "`\(detector)`"
-        switch detector {
-        case "yunet":
-            line += " (OpenCV's YuNet, model SHA-256 `\(settings["model_sha256"]?.text ?? "")`)"
-        case "haar":
-            line += " (OpenCV's cascade `\(settings["cascade"]?.text ?? "")`, SHA-256 `\(settings["cascade_sha256"]?.text ?? "")`)"
-        default:
-            line += " (OpenCV cascades, the frontal one `\(settings["cascade"]?.text ?? "")`, SHA-256 `\(settings["cascade_sha256"]?.text ?? "")`)"
-        }
+        let facts = (DetectorKind(rawValue: detector) ?? .cascade).facts
+        var line = "`\(detector)` (\(facts.cardDescription(settings)))"
         line += ", finding `\(settings["target"]?.text ?? "face")`"
         line += ", faces of at least \(settings["min_face"]?.text ?? "?") px"
-        if detector != "haar" { line += " scoring at least \(settings["min_score"]?.text ?? "?")" }
+        if facts.scoresConfidence { line += " scoring at least \(settings["min_score"]?.text ?? "?")" }
         let detectSize = settings["detect_size"]?.text ?? "auto"
         line += detectSize == "auto" ? ", detected at a size chosen per photo" : ", detected on the photo shrunk to \(detectSize) px"
         return line + "."

@@ -32,17 +32,16 @@ package struct Stats {
         people: String? = nil
     ) -> JSON {
         var curation: [(String, JSON)] = []
-        // The network runtime, only where one runs (CenterFace), so that the
-        // hash of the other detectors' datasets stays and a CenterFace dataset
-        // made on cv::dnn is processed again.
-        if settings.detector == .centerface && settings.target == .face {
-            curation.append(("runtime", .string("onnxruntime \(OnnxRuntime.release)")))
-        }
+        let facts = settings.target == .face ? settings.detector.facts : nil
+        // The network runtime, only where one other than OpenCV runs, so that
+        // the hash of the other detectors' datasets stays and a dataset made
+        // on cv::dnn is processed again.
+        if let runtime = facts?.runtime { curation.append(("runtime", .string(runtime))) }
         if let dedup = settings.dedup { curation.append(("dedup", .int(dedup))) }
         if let split = settings.split { curation.append(("split", .string(split.description))) }
         if settings.video != .defaults { curation.append(("video", .string(settings.video.description))) }
         if settings.people, let people { curation.append(("people", .string(people))) }
-        if let tiles = CrowdTiles.settingsValue(settings) { curation.append(("crowd_tiles", .string(tiles))) }
+        if let tiles = facts?.tileRule { curation.append(("crowd_tiles", .string(tiles))) }
         if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
         if !settings.taggedFaces { curation.append(("tagged_faces", .string("no"))) }
         if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
@@ -65,7 +64,7 @@ package struct Stats {
             ("person_only", .string(settings.personOnly ? "yes" : "no")),
             ("align", .string(settings.align.settingsValue)),
             ("min_sharpness", .double(settings.minSharpness)),
-            ("model_sha256", .string(settings.detector.usesModel ? modelPath.map(fileHash) ?? "" : "")),
+            ("model_sha256", .string(settings.detector.facts.model != nil ? modelPath.map(fileHash) ?? "" : "")),
             // The quality record: its filters, and dlib's 5-point predictor
             // that gives the pose of faces without landmarks ("": none found).
             ("min_face_quality", .double(settings.minFaceQuality)),
