@@ -130,7 +130,7 @@ package final class CenterFace: @unchecked Sendable {
 ///
 /// Not thread-safe itself (used by one `Detector`); its `CenterFace` is shared
 /// by every worker's finder and locks.
-package final class CenterFaceFinder: FaceFinder, DetectorFacts {
+package final class CenterFaceFinder: FaceFinder, NetworkDetectorFacts {
     package let network: CenterFace
     private let minScore: Double
 
@@ -161,15 +161,6 @@ package final class CenterFaceFinder: FaceFinder, DetectorFacts {
     // CenterFace's box fit is the identity (centre within 0.8 %, area 1.02):
     // `DetectorFacts`' default correction.
 
-    /// Chosen per photo.
-    package static var fixedDetectSize: Int? { nil }
-
-    /// At least 1024, and more when a face of `minFace` photo pixels would
-    /// otherwise shrink below `reach`, up to 1280 px.
-    package static func detectSize(longSide: Int, minFace: Int) -> Int {
-        reachingSize(longSide: longSide, minFace: minFace, reach: reach, least: 1024)
-    }
-
     /// The smallest face, in detection pixels, CenterFace finds reliably at
     /// its default --min-score (docs/centerface.md). The detection size
     /// starts at 1024, not lower: the faces stay within the network's reach
@@ -177,6 +168,7 @@ package final class CenterFaceFinder: FaceFinder, DetectorFacts {
     /// at full resolution and found at 1024 px, a 300 px face), and 1280
     /// caps the time (1.6x that of 1024).
     package static let reach = 16.0
+    package static let leastDetectSize = 1024
 
     /// The int8 model made for ONNX Runtime, its first convolution, heads
     /// and finest neck level in floats: 1.7x the photos a second of fp32 at
@@ -185,15 +177,10 @@ package final class CenterFaceFinder: FaceFinder, DetectorFacts {
     package static let modelFile = ModelFile(
         network: "CenterFace", fileName: "centerface-int8.onnx", variable: "FACECROP_CENTERFACE_MODEL",
         fetchScript: "scripts/make-centerface-models")
-    package static var model: ModelFile? { modelFile }
 
     package static var runtime: String? { "onnxruntime \(OnnxRuntime.release)" }
 
     package static var tileRule: String? { CrowdTiles.rule }
-
-    package static func cardDescription(_ settings: JSON) -> String {
-        "CenterFace on \(settings["runtime"]?.text ?? "ONNX Runtime"), model SHA-256 `\(settings["model_sha256"]?.text ?? "")`"
-    }
 
     package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
         try CenterFaceFinder(

@@ -56,13 +56,35 @@ extension DetectorFacts {
     package static var tileRule: String? { nil }
     package static var scoresConfidence: Bool { true }
 
-    /// The network's detection size for a photo of `longSide` pixels: large
-    /// enough that a face of `minFace` photo pixels stays at least `reach`
-    /// detection pixels long, at least `least`, at most
+}
+
+/// A network detector: an ONNX model, and a detection size chosen per photo
+/// from the smallest face it finds reliably.
+package protocol NetworkDetectorFacts: DetectorFacts {
+    /// Its model file (`ModelLocator`).
+    static var modelFile: ModelFile { get }
+    /// The smallest face, in detection pixels, it finds reliably at its
+    /// default --min-score.
+    static var reach: Double { get }
+    /// The smallest detection size it is given.
+    static var leastDetectSize: Int { get }
+}
+
+extension NetworkDetectorFacts {
+    package static var model: ModelFile? { modelFile }
+    package static var fixedDetectSize: Int? { nil }
+
+    /// Large enough that a face of `minFace` photo pixels stays at least
+    /// `reach` detection pixels long, at least `leastDetectSize`, at most
     /// `Calibration.largestDetectSize`.
-    package static func reachingSize(longSide: Int, minFace: Int, reach: Double, least: Int) -> Int {
+    package static func detectSize(longSide: Int, minFace: Int) -> Int {
         let needed = (Double(longSide) * reach / Double(max(1, minFace))).rounded(.up)
-        return min(Calibration.largestDetectSize, max(least, Int(needed)))
+        return min(Calibration.largestDetectSize, max(leastDetectSize, Int(needed)))
+    }
+
+    package static func cardDescription(_ settings: JSON) -> String {
+        let network = runtime.map { "\(modelFile.network) on \($0)" } ?? "OpenCV's \(modelFile.network)"
+        return "\(network), model SHA-256 `\(settings["model_sha256"]?.text ?? "")`"
     }
 }
 

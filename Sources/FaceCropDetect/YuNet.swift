@@ -25,7 +25,7 @@ package final class YuNet {
 /// scoring at least --min-score, at least `minSide` long.
 ///
 /// Not thread-safe: owns its networks; used by one `Detector`.
-package final class YuNetFinder: FaceFinder, DetectorFacts {
+package final class YuNetFinder: FaceFinder, NetworkDetectorFacts {
     private let path: String
     private let network: YuNet
     private let minScore: Double
@@ -68,16 +68,6 @@ package final class YuNetFinder: FaceFinder, DetectorFacts {
     /// correction.
     package static let defaultMinScore = 0.8
 
-    /// Chosen per photo.
-    package static var fixedDetectSize: Int? { nil }
-
-    /// At least 640, and more when a face of `minFace` photo pixels would
-    /// otherwise shrink below `reach`, up to 1280 px (about 4x the memory
-    /// and time of 640).
-    package static func detectSize(longSide: Int, minFace: Int) -> Int {
-        reachingSize(longSide: longSide, minFace: minFace, reach: reach, least: 640)
-    }
-
     /// The smallest face, in detection pixels, YuNet finds reliably at its
     /// default --min-score: 20 px. The network reaches 10 px, but such faces
     /// score below 0.8. Dev set tiled four photos to a 1024 px mosaic (faces
@@ -87,17 +77,14 @@ package final class YuNetFinder: FaceFinder, DetectorFacts {
     /// (0.72). On the Fixtures crowd mosaic (DetectionTests) every face was
     /// found from 19.7 px up, two of 80 missed at 18 px.
     package static let reach = 20.0
+    /// From 640 up to 1280 px (about 4x the memory and time of 640).
+    package static let leastDetectSize = 640
 
     package static let modelFile = ModelFile(
         network: "YuNet", fileName: "face_detection_yunet_2023mar.onnx", variable: "FACECROP_MODEL",
         fetchScript: "scripts/fetch-yunet")
-    package static var model: ModelFile? { modelFile }
 
     package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
         try YuNetFinder(path: ModelLocator.path(config, modelFile), minScore: config.minScore)
-    }
-
-    package static func cardDescription(_ settings: JSON) -> String {
-        "OpenCV's YuNet, model SHA-256 `\(settings["model_sha256"]?.text ?? "")`"
     }
 }
