@@ -66,11 +66,11 @@ package enum ExternalMessage {
         (line.hasPrefix("frame=") || line.hasPrefix("size=")) && line.contains("time=")
     }
 
-    // `nonisolated(unsafe)`: each is compiled once and only matched with
-    // afterwards, which NSRegularExpression allows from any thread.
-    private nonisolated(unsafe) static let procPath = regex(#"/proc/(?:self|[0-9]+)/fd/[0-9]+"#)
+    // Each is compiled once and only matched with afterwards
+    // (NSRegularExpression is Sendable).
+    private static let procPath = regex(#"/proc/(?:self|[0-9]+)/fd/[0-9]+"#)
 
-    private nonisolated(unsafe) static let rules: [(pattern: NSRegularExpression, template: String)] = [
+    private static let rules: [(pattern: NSRegularExpression, template: String)] = [
         // ffmpeg's `[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55c6e9876200] ` and `[NULL @ 0x...] `.
         (regex(#"\[[^\[\]]* @ (?:0x)?[0-9A-Fa-f]+\] ?"#), ""),
         // `-loglevel level+...`'s `[error] `.

@@ -51,7 +51,7 @@ struct CLITests {
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
         let file = work.appendingPathComponent("file")
-        FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8))
         let result = try runFaceCrop([fixtures.appendingPathComponent("faces").path, "-o", file.path])
         #expect(result.status == 73)
         #expect(result.stderr.hasPrefix("facecrop: error: cannot use output folder '\(file.path)'"))

@@ -10,7 +10,7 @@ struct PhotoFinderTests {
         for path in paths {
             let url = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: url.path, contents: Data())
+            _ = FileManager.default.createFile(atPath: url.path, contents: Data())
         }
     }
 

@@ -224,7 +224,7 @@ struct PlanJoinTests {
         let records = [record("", 0, "a.jpg"), record("", 0, "b.jpg"), record("", 0, "c.jpg"), record("", 0, "d.jpg", status: .noFace)]
         let lines = [#"{"settings_hash":"other"}"#] + records.map { $0.stateJSON.serialized() }
         try (lines.joined(separator: "\n") + "\n").write(toFile: statePath, atomically: true, encoding: .utf8)
-        for crop in ["a.jpg.face0.jpg", "c2.jpg"] { FileManager.default.createFile(atPath: output + "/" + crop, contents: Data()) }
+        for crop in ["a.jpg.face0.jpg", "c2.jpg"] { _ = FileManager.default.createFile(atPath: output + "/" + crop, contents: Data()) }
         let journalPath = output + "/journal.jsonl"
         let newer = record("", 0, "c.jpg", crops: ["c2.jpg"])
         try ([#"{"settings_hash":"now"}"#, newer.stateJSON.serialized()].joined(separator: "\n") + "\n")
