@@ -28,11 +28,6 @@ struct CFaceDetect_Bodies {
     cv::HOGDescriptor hog;
 };
 
-struct CFaceDetect_YuNet {
-    cv::dnn::Net net;
-    std::vector<cv::String> outputs;
-};
-
 namespace cfacedetect {
 
 // Runs `body`, turning any exception into a status and message: OpenCV's

@@ -1,7 +1,7 @@
 // Internal to CFaceDetect (C++ only, not part of the public C header): what
 // the two face detection networks, YuNet (yunet.cpp) and CenterFace
-// (centerface.cpp), share: loading and checking the ONNX model, the caller's
-// RGB pixels as a padded input blob, and the faces' suppression and hand-out.
+// (centerface.cpp), share: the caller's RGB pixels as a padded input blob,
+// and the faces' suppression and hand-out; and CenterFace's cv::dnn loading.
 #ifndef CFACEDETECT_NETWORK_HPP
 #define CFACEDETECT_NETWORK_HPP
 

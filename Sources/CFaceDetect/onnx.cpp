@@ -38,6 +38,8 @@ struct CFaceDetect_OnnxSession {
     CFaceDetect_OnnxRuntime *runtime = nullptr;
     ort::Session *session = nullptr;
     std::string input;
+    // The input's shape as the model declares it; -1: any size there.
+    std::vector<int64_t> inputShape;
     std::vector<std::string> outputs;
 
     ~CFaceDetect_OnnxSession() {
@@ -86,6 +88,23 @@ std::string takeName(const ort::Api &api, ort::Allocator *allocator, char *name)
         if (ort::Status *s = api.allocatorFree(allocator, name)) api.release(s);
     }
     return copy;
+}
+
+// The shape the model declares for its first input, -1 for a dimension
+// of any size (a symbolic one).
+std::vector<int64_t> declaredShape(const ort::Api &api, const ort::Session *session) {
+    const int err = CFaceDetect_RuntimeError;
+    Owned<ort::TypeInfo> type(api);
+    check(api, api.inputTypeInfo(session, 0, &type.p), err, "ONNX Runtime: input type");
+    const ort::TensorTypeAndShapeInfo *tensor = nullptr;
+    check(api, api.tensorInfo(type.p, &tensor), err, "ONNX Runtime: input type");
+    if (!tensor) return {};
+    size_t rank = 0;
+    check(api, api.dimensionsCount(tensor, &rank), err, "ONNX Runtime: input rank");
+    std::vector<int64_t> shape(rank, -1);
+    if (rank > 0) check(api, api.dimensions(tensor, shape.data(), rank), err, "ONNX Runtime: input shape");
+    for (auto &d : shape) d = d > 0 ? d : -1;
+    return shape;
 }
 
 } // namespace
@@ -197,6 +216,7 @@ extern "C" int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, cons
         char *name = nullptr;
         check(api, api.inputName(made->session, 0, allocator, &name), err, "ONNX Runtime: input name");
         made->input = takeName(api, allocator, name);
+        made->inputShape = declaredShape(api, made->session);
         for (size_t i = 0; i < outputs; i++) {
             name = nullptr;
             check(api, api.outputName(made->session, i, allocator, &name), err, "ONNX Runtime: output name");
@@ -205,6 +225,13 @@ extern "C" int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, cons
         *session = made.release();
         return CFaceDetect_OK;
     });
+}
+
+extern "C" size_t CFaceDetect_OnnxSessionInputShape(const CFaceDetect_OnnxSession *session, int64_t *shape,
+                                                    size_t capacity) {
+    if (!session) return 0;
+    for (size_t i = 0; i < capacity && i < session->inputShape.size(); i++) shape[i] = session->inputShape[i];
+    return session->inputShape.size();
 }
 
 extern "C" int CFaceDetect_OnnxSessionRun(CFaceDetect_OnnxSession *session, const float *input, int channels,

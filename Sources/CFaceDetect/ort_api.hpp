@@ -63,11 +63,13 @@ enum Slot : std::size_t {
     SetInterOpNumThreads = 25,              // (options, int)
     SessionGetInputCount = 30,              // (session, size_t *)
     SessionGetOutputCount = 31,             // (session, size_t *)
+    SessionGetInputTypeInfo = 33,           // (session, index, OrtTypeInfo **)
     SessionGetInputName = 36,               // (session, index, allocator, char **)
     SessionGetOutputName = 37,              // (session, index, allocator, char **)
     CreateTensorWithDataAsOrtValue = 49,    // (memory info, data, bytes, shape, rank, type, OrtValue **)
     IsTensor = 50,                          // (value, int *)
     GetTensorMutableData = 51,              // (value, void **)
+    CastTypeInfoToTensorInfo = 55,          // (type info, const OrtTensorTypeAndShapeInfo **): owned by the type info
     GetTensorElementType = 60,              // (info, type *)
     GetDimensionsCount = 61,                // (info, size_t *)
     GetDimensions = 62,                     // (info, int64_t *, n)
@@ -81,6 +83,7 @@ enum Slot : std::size_t {
     ReleaseMemoryInfo = 94,                 // void (OrtMemoryInfo *)
     ReleaseSession = 95,                    // void (OrtSession *)
     ReleaseValue = 96,                      // void (OrtValue *)
+    ReleaseTypeInfo = 98,                   // void (OrtTypeInfo *)
     ReleaseTensorTypeAndShapeInfo = 99,     // void (OrtTensorTypeAndShapeInfo *)
     ReleaseSessionOptions = 100,            // void (OrtSessionOptions *)
     AddSessionConfigEntry = 130,            // (options, key, value)
@@ -131,6 +134,12 @@ class Api {
     Status *outputCount(const Session *s, size_t *out) const {
         return call<Status *(*)(const Session *, size_t *)>(SessionGetOutputCount)(s, out);
     }
+    Status *inputTypeInfo(const Session *s, size_t index, TypeInfo **out) const {
+        return call<Status *(*)(const Session *, size_t, TypeInfo **)>(SessionGetInputTypeInfo)(s, index, out);
+    }
+    Status *tensorInfo(const TypeInfo *t, const TensorTypeAndShapeInfo **out) const {
+        return call<Status *(*)(const TypeInfo *, const TensorTypeAndShapeInfo **)>(CastTypeInfoToTensorInfo)(t, out);
+    }
     Status *inputName(const Session *s, size_t index, Allocator *a, char **out) const {
         return call<Status *(*)(const Session *, size_t, Allocator *, char **)>(SessionGetInputName)(s, index, a, out);
     }
@@ -178,6 +187,7 @@ class Api {
     void release(MemoryInfo *p) const { call<void (*)(MemoryInfo *)>(ReleaseMemoryInfo)(p); }
     void release(Session *p) const { call<void (*)(Session *)>(ReleaseSession)(p); }
     void release(Value *p) const { call<void (*)(Value *)>(ReleaseValue)(p); }
+    void release(TypeInfo *p) const { call<void (*)(TypeInfo *)>(ReleaseTypeInfo)(p); }
     void release(TensorTypeAndShapeInfo *p) const {
         call<void (*)(TensorTypeAndShapeInfo *)>(ReleaseTensorTypeAndShapeInfo)(p);
     }

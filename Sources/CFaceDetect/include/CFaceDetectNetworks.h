@@ -1,7 +1,6 @@
-// The face detection networks, YuNet (yunet.cpp) through cv::dnn and
-// CenterFace (centerface.cpp) through cv::dnn or ONNX Runtime, which hand
-// out the same face record. Pure C;
-// see CFaceDetect.h.
+// The face detection networks, YuNet (yunet.cpp) through ONNX Runtime and
+// CenterFace (centerface.cpp) through ONNX Runtime or cv::dnn, which hand
+// out the same face record. Pure C; see CFaceDetect.h.
 #ifndef CFACEDETECT_NETWORKS_H
 #define CFACEDETECT_NETWORKS_H
 
@@ -12,7 +11,9 @@
 extern "C" {
 #endif
 
-/// A YuNet face detection network (ONNX) run through cv::dnn.
+/// A YuNet face detection network (ONNX) run through ONNX Runtime
+/// (CFaceDetectRuntime.h): one session for every input size. Thread-safe,
+/// and passes may run at once (each with its own buffers).
 typedef struct CFaceDetect_YuNet CFaceDetect_YuNet;
 
 typedef struct {
@@ -25,7 +26,13 @@ typedef struct {
     float landmarks[10];
 } CFaceDetect_YuNetFace;
 
-int CFaceDetect_YuNetNew(const char *path, CFaceDetect_YuNet **net, char **message);
+/// `path`: a YuNet model whose input height and width are left open
+/// (scripts/fetch-yunet makes models/yunet-any.onnx from the shipped one,
+/// which declares 640 x 640). `runtime` must outlive it.
+/// CFaceDetect_LoadFailed with a message naming the file when it is missing,
+/// no YuNet model, or one whose input size is fixed.
+int CFaceDetect_YuNetNew(CFaceDetect_OnnxRuntime *runtime, const char *path, const CFaceDetect_OnnxOptions *options,
+                         CFaceDetect_YuNet **net, char **message);
 
 /// Runs the network on 8-bit RGB pixels (3 bytes a pixel, `stride` bytes a
 /// row); the input is padded to a multiple of 32. Keeps faces scoring at least

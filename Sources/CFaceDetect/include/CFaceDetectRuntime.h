@@ -1,4 +1,4 @@
-// ONNX Runtime, a second runtime for the face networks beside cv::dnn,
+// ONNX Runtime, the runtime of the face networks (CenterFace, YuNet),
 // loaded at run time from a path the caller gives (dlopen), so that facecrop
 // runs without it until a network detector needs it. Pure C; see
 // CFaceDetect.h. Implemented in onnx.cpp, over the runtime's C API.
@@ -59,6 +59,11 @@ void CFaceDetect_OnnxRuntimeClose(CFaceDetect_OnnxRuntime *runtime);
 int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, const char *model_path,
                                const CFaceDetect_OnnxOptions *options, CFaceDetect_OnnxSession **session,
                                char **message);
+
+/// The shape the model declares for its input (its rank; the first
+/// `capacity` dimensions into `shape`), -1 for a dimension of any size.
+/// A dimension declared fixed is the only size the runtime accepts there.
+size_t CFaceDetect_OnnxSessionInputShape(const CFaceDetect_OnnxSession *session, int64_t *shape, size_t capacity);
 
 /// One output of a run: float values, row-major, of `shape[0..rank)`.
 typedef struct {
