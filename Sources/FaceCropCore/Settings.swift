@@ -140,7 +140,8 @@ public enum DetectorKind: String, Sendable, CaseIterable {
     case cascade
     /// One cascade alone (`--cascade`, default alt2): the stock detector.
     case haar
-    /// A YuNet ONNX model (`--model`) through OpenCV's DNN module.
+    /// A YuNet ONNX model (`--model`, else found by `ModelLocator`) through
+    /// ONNX Runtime.
     case yunet
     /// The CenterFace ONNX model (`--model`, else found by `ModelLocator`)
     /// through ONNX Runtime.

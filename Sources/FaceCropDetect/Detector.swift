@@ -33,8 +33,8 @@ package struct DetectorConfig: Sendable {
 
     /// OpenCV's own threads, set once for the process before any worker
     /// starts: 1, so that the `--jobs` workers are the one level of
-    /// parallelism. CenterFace's pass runs on every core through ONNX
-    /// Runtime's own threads instead (`CenterFace.options`).
+    /// parallelism. YuNet's and CenterFace's passes run on every core
+    /// through ONNX Runtime's own threads instead (`CenterFace.options`).
     package var libraryThreads: Int { 1 }
 
     package static func cascadeName(for target: Target) -> String {
@@ -78,7 +78,7 @@ package final class Detector: @unchecked Sendable {
     package let landmarker: Landmarker?
 
     /// `sharing`: another worker's detector of the same `config`, whose
-    /// CenterFace network this one uses too (one per process, lent under
+    /// YuNet or CenterFace network this one uses too (one per process, lent under
     /// its lock: `CenterFace`), and whose dlib predictor (read-only:
     /// `Landmarker`).
     package init(_ config: DetectorConfig, sharing other: Detector? = nil) throws(FaceCropError) {

@@ -3,13 +3,13 @@ import Foundation
 import FaceCropCore
 
 /// ONNX Runtime's library (libonnxruntime.so.1.32.0, loaded with dlopen by
-/// the shim), which CenterFace's network runs on. Loaded once per process
-/// and only when a network detector asks for it (`shared()`), so the cascade
-/// and YuNet paths run on a machine without it.
+/// the shim), which the YuNet and CenterFace networks run on. Loaded once
+/// per process and only when a network detector asks for it (`shared()`), so
+/// the cascade paths run on a machine without it.
 ///
 /// Thread-safe: the shim's runtime handle is made once and only read after
 /// (sessions are made from it on any thread). That is what makes the
-/// `@unchecked Sendable` sound. Every CenterFace handle made from it keeps
+/// `@unchecked Sendable` sound. Every network handle made from it keeps
 /// a reference, so the runtime is closed only after the last of them.
 package final class OnnxRuntime: @unchecked Sendable {
     private let handle: OpaquePointer

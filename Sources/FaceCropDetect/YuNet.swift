@@ -1,19 +1,52 @@
 import CFaceDetect
+import Foundation
 import FaceCropCore
 import FaceCropImaging
 
-/// A YuNet face detection network. Not thread-safe: owned by one `YuNetFinder`.
-package final class YuNet {
+/// The YuNet network of a process, on ONNX Runtime (`OnnxRuntime`): one
+/// session for every worker, every input size and the remeasure pass (ONNX
+/// Runtime runs any size correctly and does not plan again when the size
+/// changes, so the second network cv::dnn needed for the remeasure is gone).
+///
+/// Shared as CenterFace's is: one pass at a time under `lock`, each pass on
+/// every core through the runtime's intra-op threads. The lock is what makes
+/// the `@unchecked Sendable` sound; the handle is closed by `deinit` once no
+/// worker holds this object, before the runtime it keeps.
+package final class YuNet: @unchecked Sendable {
     private let handle: OpaquePointer
+    /// Kept so that the runtime outlives the handle.
+    private let runtime: OnnxRuntime
+    private let lock = NSLock()
 
-    package init(path: String) throws(FaceCropError) {
-        handle = try openHandle({ CFaceDetect_YuNetNew(path, &$0, &$1) }) { .modelUnavailable(path, reason: $0) }
+    /// The size-free copy of the shipped model (whose input is fixed at
+    /// 640 x 640) that scripts/fetch-yunet makes for ONNX Runtime.
+    package static let fileName = "yunet-any.onnx"
+
+    /// CenterFace's settings (`CenterFace.options`): a pass on every active
+    /// core, threads that sleep between passes, the memory arena off (at
+    /// 1024 x 768 a session kept 36 MiB without it against 66 with it,
+    /// docs/centerface.md, "YuNet: memory and CPU").
+    package static func options() -> CFaceDetect_OnnxOptions { CenterFace.options() }
+
+    package init(path: String, runtime: OnnxRuntime) throws(FaceCropError) {
+        self.runtime = runtime
+        var options = Self.options()
+        handle = try openHandle({ CFaceDetect_YuNetNew(runtime.pointer, path, &options, &$0, &$1) }) {
+            .modelUnavailable(path, reason: $0)
+        }
+    }
+
+    /// On the process's runtime, loading it if this is the first network.
+    package convenience init(path: String) throws(FaceCropError) {
+        try self.init(path: path, runtime: OnnxRuntime.shared())
     }
 
     deinit { CFaceDetect_YuNetClose(handle) }
 
     package func detect(_ rgb: RGBImage, minScore: Float, source: String) throws(FaceCropError) -> [Subject] {
-        try NetworkFaces.detect(rgb, failure: "YuNet failed", secondEyeOnTie: true, source: source) {
+        lock.lock()
+        defer { lock.unlock() }
+        return try NetworkFaces.detect(rgb, failure: "YuNet failed", secondEyeOnTie: true, source: source) {
             pixels, faces, count, message in
             CFaceDetect_YuNetDetect(
                 handle, pixels, Int32(rgb.width), Int32(rgb.height), rgb.width * 3, minScore, 0.3, &faces, &count, &message)
@@ -21,23 +54,23 @@ package final class YuNet {
     }
 }
 
-/// `--detector yunet`: the YuNet network on the photo's colour pixels, faces
-/// scoring at least --min-score, at least `minSide` long.
+/// `--detector yunet`: the process's YuNet network on the photo's colour
+/// pixels, faces scoring at least --min-score, at least `minSide` long.
 ///
-/// Not thread-safe: owns its networks; used by one `Detector`.
+/// Not thread-safe itself (used by one `Detector`); its `YuNet` is shared by
+/// every worker's finder and locks.
 package final class YuNetFinder: FaceFinder, NetworkDetectorFacts {
-    private let path: String
-    private let network: YuNet
+    package let network: YuNet
     private let minScore: Double
-    /// A second network for `remeasured`, made on first use. OpenCV's DNN
-    /// re-plans a network whenever its input size changes; one network kept
-    /// at the remeasure's canvas and one at the detection size spare both
-    /// that (it was most of the remeasure's cost).
-    private var remeasureNet: YuNet?
 
-    package init(path: String, minScore: Double) throws(FaceCropError) {
-        self.path = path
-        network = try YuNet(path: path)
+    /// `sharing`: another worker's finder, whose network this one uses too
+    /// (one per process).
+    package init(path: String, minScore: Double, sharing other: YuNetFinder? = nil) throws(FaceCropError) {
+        if let other {
+            network = other.network
+        } else {
+            network = try YuNet(path: path)
+        }
         self.minScore = minScore
     }
 
@@ -50,16 +83,10 @@ package final class YuNetFinder: FaceFinder, NetworkDetectorFacts {
         return Self.boxCorrection.apply(found, width: gray.width, height: gray.height)
     }
 
+    /// The same network on the face cut upright (`Alignment.remeasured`).
     package func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks {
-        let net: YuNet
-        if let made = remeasureNet {
-            net = made
-        } else {
-            net = try YuNet(path: path)
-            remeasureNet = net
-        }
-        return try Alignment.remeasured(landmarks, in: picture, source: source) { rgb throws(FaceCropError) in
-            try net.detect(rgb, minScore: 0.5, source: source).compactMap(\.five)
+        try Alignment.remeasured(landmarks, in: picture, source: source) { rgb throws(FaceCropError) in
+            try network.detect(rgb, minScore: 0.5, source: source).compactMap(\.five)
         }
     }
 
@@ -80,11 +107,14 @@ package final class YuNetFinder: FaceFinder, NetworkDetectorFacts {
     /// From 640 up to 1280 px (about 4x the memory and time of 640).
     package static let leastDetectSize = 640
 
+    /// The size-free copy of the shipped model (`YuNet.fileName`), which
+    /// ONNX Runtime runs at the photo's size.
     package static let modelFile = ModelFile(
-        network: "YuNet", fileName: "face_detection_yunet_2023mar.onnx", variable: "FACECROP_MODEL",
-        fetchScript: "scripts/fetch-yunet")
+        network: "YuNet", fileName: YuNet.fileName, variable: "FACECROP_MODEL", fetchScript: "scripts/fetch-yunet")
+
+    package static var runtime: String? { "onnxruntime \(OnnxRuntime.release)" }
 
     package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
-        try YuNetFinder(path: ModelLocator.path(config, modelFile), minScore: config.minScore)
+        try YuNetFinder(path: ModelLocator.path(config, modelFile), minScore: config.minScore, sharing: other as? YuNetFinder)
     }
 }

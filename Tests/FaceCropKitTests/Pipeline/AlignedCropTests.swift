@@ -11,7 +11,7 @@ import FaceCropOutput
 /// and must find the face where the template (or the transform) says.
 @Suite(.serialized)
 struct AlignedCropTests {
-    static let model = packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path
+    static let model = packageRoot.appendingPathComponent("models/yunet-any.onnx").path
     static let rotated = (1...8).map { "rotated/astronaut-orient-\($0).jpg" }
     static let portraits = ["faces/astronaut.jpg", "faces/grace_hopper.jpg", "faces/two-people.jpg", "faces/astronaut-large.jpg"]
 

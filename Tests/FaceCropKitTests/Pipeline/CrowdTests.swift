@@ -55,7 +55,7 @@ struct CrowdTests {
     }
 
     @Test func yunetFindsEveryFaceOf24PxAndMoreInA1024PxCrowd() throws {
-        let model = packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path
+        let model = packageRoot.appendingPathComponent("models/yunet-any.onnx").path
         try #require(FileManager.default.fileExists(atPath: model), "run scripts/fetch-yunet (scripts/test does)")
         let work = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }

@@ -124,7 +124,7 @@ struct DetectionTests {
         let notModel = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("y").path, "--detector", "yunet", "--model", fixtures.appendingPathComponent("noface/coffee.jpg").path])
         #expect(notModel.status == 69, "\(notModel.stderr)")
 
-        let model = packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path
+        let model = packageRoot.appendingPathComponent("models/yunet-any.onnx").path
         try #require(FileManager.default.fileExists(atPath: model), "run scripts/fetch-yunet (scripts/test does)")
         let output = work.appendingPathComponent("dataset")
         let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", "yunet", "--model", model, "--align"])
@@ -157,11 +157,11 @@ struct DetectionTests {
     /// Each network's model, given to the other network, is refused with the
     /// output it lacks named in the message.
     @Test func theOtherNetworksModelIsRefusedNamingTheOutputItLacks() throws {
-        let yunetModel = packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path
+        let yunetModel = packageRoot.appendingPathComponent("models/yunet-any.onnx").path
         try #require(FileManager.default.fileExists(atPath: yunetModel), "run scripts/fetch-yunet (scripts/test does)")
         try #require(FileManager.default.fileExists(atPath: Self.centerFaceFP32Model), "run scripts/make-centerface-models (scripts/test does)")
         #expect(throws: FaceCropError.modelUnavailable(
-            Self.centerFaceFP32Model, reason: "not a YuNet model (no output 'cls_8'): \(Self.centerFaceFP32Model)")) {
+            Self.centerFaceFP32Model, reason: "not a YuNet model (the model has no output 'cls_8'): \(Self.centerFaceFP32Model)")) {
             _ = try YuNet(path: Self.centerFaceFP32Model)
         }
         #expect(throws: FaceCropError.modelUnavailable(

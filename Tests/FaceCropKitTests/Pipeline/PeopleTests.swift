@@ -134,7 +134,7 @@ struct PeopleTests {
     @Test func theDetectorsPointsMakeTheChipOnlyWhenAskedAndWhereThereAreFive() throws {
         let (work, photos) = try photos(["astronaut.jpg", "astronaut-large.jpg", "grace_hopper.jpg", "two-people.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
-        let yunet = ["--detector", "yunet", "--model", packageRoot.appendingPathComponent("models/face_detection_yunet_2023mar.onnx").path]
+        let yunet = ["--detector", "yunet", "--model", packageRoot.appendingPathComponent("models/yunet-any.onnx").path]
         var descriptors: [String: Data] = [:]
         for (name, options, chip) in [
             ("cascade", [String](), nil), ("cascade-detector", [], "detector"), ("yunet", yunet, nil),

@@ -19,7 +19,7 @@ struct DetectorFactsTests {
     @Test(arguments: DetectorKind.allCases)
     func theSettingsNameWhatRanAndOnlyThat(kind: DetectorKind) {
         let settings = Self.settings(kind)
-        #expect((settings["runtime"] != nil) == (kind == .centerface), "\(kind)")
+        #expect((settings["runtime"] != nil) == (kind == .centerface || kind == .yunet), "\(kind)")
         #expect((settings["crowd_tiles"] != nil) == (kind == .centerface), "\(kind)")
         #expect((settings["model_sha256"]?.text ?? "") == "", "no model file here: \(kind)")
         // Another target finds no faces with the detector: no runtime, no tiles.
@@ -32,7 +32,7 @@ struct DetectorFactsTests {
         #expect(centerface.hasPrefix("`centerface` (CenterFace on onnxruntime 1.32.0, model SHA-256"), "\(centerface)")
         #expect(centerface.contains("scoring at least 0.56"), "\(centerface)")
         let yunet = DatasetCard.detectorLine(Self.settings(.yunet))
-        #expect(yunet.hasPrefix("`yunet` (OpenCV's YuNet, model SHA-256"), "\(yunet)")
+        #expect(yunet.hasPrefix("`yunet` (YuNet on onnxruntime 1.32.0, model SHA-256"), "\(yunet)")
         let haar = DatasetCard.detectorLine(Self.settings(.haar))
         #expect(haar.hasPrefix("`haar` (OpenCV's cascade `cascade.xml`") && !haar.contains("scoring"), "\(haar)")
         let cascade = DatasetCard.detectorLine(Self.settings(.cascade))
