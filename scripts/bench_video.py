@@ -118,7 +118,7 @@ def matrix(a, folder):
     models = a.models
     variants = {
         "default": [],
-        "yunet": ["--detector", "yunet", "--model", os.path.join(models, "face_detection_yunet_2023mar.onnx")],
+        "yunet": ["--detector", "yunet", "--model", os.path.join(models, "yunet-any.onnx")],
         "centerface": ["--detector", "centerface", "--model", os.path.join(models, "centerface.onnx")],
         "keyframes": ["--video-keyframes"],
     }

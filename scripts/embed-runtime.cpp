@@ -2,8 +2,8 @@
 // scripts/yunet-runtime (embed, descriptor-xml, descriptor), which says what
 // each command does.
 //
-//   embed-runtime time YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
-//       YuNet (yunet.cpp, cv::dnn) finds the faces; the shim's
+//   embed-runtime time LIBRARY YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
+//       YuNet (yunet.cpp, ONNX Runtime, one thread) finds the faces; the shim's
 //       CFaceDetect_Embed (embed.cpp) describes each from a 300 px region
 //       around it, its chip made by dlib's 5-point predictor, as facecrop
 //       does by default: ms a face.
@@ -117,13 +117,18 @@ cv::Mat readPhoto(const char *photo) {
 } // namespace
 
 int timeEmbed(int argc, char **argv) {
-    if (argc < 6) die("usage: embed-runtime time YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...");
+    if (argc < 7) die("usage: embed-runtime time LIBRARY YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...");
     CFaceDetect_SetNumThreads(1);
     char *message = nullptr;
+    CFaceDetect_OnnxRuntime *runtime = nullptr;
+    if (CFaceDetect_OnnxRuntimeOpen(argv[1], &runtime, &message) != CFaceDetect_OK) die(argv[1], message);
+    argc--;
+    argv++;
+    const CFaceDetect_OnnxOptions one{1, 99, 0, 1};
     CFaceDetect_YuNet *yunet = nullptr;
     CFaceDetect_Embedder *embedder = nullptr;
     CFaceDetect_Landmarker *landmarker = nullptr;
-    if (CFaceDetect_YuNetNew(argv[1], &yunet, &message) != CFaceDetect_OK) die(argv[1], message);
+    if (CFaceDetect_YuNetNew(runtime, argv[1], &one, &yunet, &message) != CFaceDetect_OK) die(argv[1], message);
     if (CFaceDetect_EmbedderNew(argv[2], &embedder, &message) != CFaceDetect_OK) die(argv[2], message);
     if (CFaceDetect_LandmarkerNew(argv[3], &landmarker, &message) != CFaceDetect_OK) die(argv[3], message);
     const int rounds = std::max(1, std::atoi(argv[4]));
@@ -209,7 +214,8 @@ int compare(int argc, char **argv) {
     if (CFaceDetect_OnnxRuntimeOpen(argv[1], &runtime, &message) != CFaceDetect_OK) die(argv[1], message);
     CFaceDetect_OnnxOptions o{std::atoi(argv[3]), 99, 0, 1};
     if (CFaceDetect_OnnxSessionNew(runtime, argv[2], &o, &session, &message) != CFaceDetect_OK) die(argv[2], message);
-    if (CFaceDetect_YuNetNew(argv[4], &yunet, &message) != CFaceDetect_OK) die(argv[4], message);
+    const CFaceDetect_OnnxOptions one{1, 99, 0, 1};
+    if (CFaceDetect_YuNetNew(runtime, argv[4], &one, &yunet, &message) != CFaceDetect_OK) die(argv[4], message);
     if (CFaceDetect_EmbedderNew(argv[5], &embedder, &message) != CFaceDetect_OK) die(argv[5], message);
     if (CFaceDetect_LandmarkerNew(argv[6], &landmarker, &message) != CFaceDetect_OK) die(argv[6], message);
     resnet::Network net;

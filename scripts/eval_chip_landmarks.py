@@ -20,7 +20,7 @@ import numpy as np
 devset, strangers, binary = sys.argv[1:4]
 repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 truth = json.load(open(os.path.join(devset, "truth.json")))
-detectors = [("yunet", "face_detection_yunet_2023mar.onnx"), ("centerface", "centerface.onnx")]
+detectors = [("yunet", "yunet-any.onnx"), ("centerface", "centerface.onnx")]
 
 
 def iou(p, q):

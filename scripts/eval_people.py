@@ -33,7 +33,7 @@ detectors = sys.argv[5].split(",") if len(sys.argv) > 5 and sys.argv[4] == "--de
 floor_only = sys.argv[4:5] == ["--floor"]
 truth = json.load(open(os.path.join(devset, "truth.json")))
 models = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
-yunet = os.path.join(models, "face_detection_yunet_2023mar.onnx")
+yunet = os.path.join(models, "yunet-any.onnx")
 model_files = {"yunet": yunet, "centerface": os.path.join(models, "centerface.onnx")}
 
 

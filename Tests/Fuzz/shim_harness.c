@@ -1,7 +1,8 @@
 // Drives the C shims (CVipsShim, CFaceDetect) the way a facecrop worker does,
 // over arbitrary bytes: header, shrink-on-load decode, grayscale, cascade
 // and CenterFace detection (through cv::dnn, and with SHIM_HARNESS_MAIN
-// through ONNX Runtime too when its library is there), one crop encoded, turned crops warped (warp.c: encoded, and as
+// through ONNX Runtime too when its library is there, with YuNet on it:
+// yunet_harness.h), one crop encoded, turned crops warped (warp.c: encoded, and as
 // pixels for the arcface remeasure), and with dlib's models (SHIM_DLIB_MODELS,
 // a folder) each photo's middle embedded as a face, and the descriptors'
 // nearest neighbours found both ways (exact, HNSW), and the bytes read as XMP
@@ -32,6 +33,7 @@ static CFaceDetect_CenterFace *centerface;
 // pass costs too much there.
 static CFaceDetect_OnnxRuntime *onnx_runtime;
 static CFaceDetect_CenterFace *centerface_onnx;
+#include "yunet_harness.h"
 #endif
 static CFaceDetect_Embedder *embedder;
 /// dlib's 5-point predictor alone, for the quality record's pose (with SHIM_DLIB_MODELS).
@@ -114,6 +116,7 @@ static void onnx_start(void) {
         fprintf(stderr, "onnx centerface: %s\n", message ? message : "?");
         exit(2);
     }
+    yunet_start(onnx_runtime, model);
 }
 #endif
 
@@ -388,15 +391,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     uint8_t *rgb = NULL;
     CFaceDetect_CenterFace *detectors[2] = {centerface, NULL};
+    int networks = centerface != NULL;
 #ifdef SHIM_HARNESS_MAIN
     detectors[1] = centerface_onnx;
+    networks = networks || centerface_onnx || yunet_onnx;
 #endif
-    if ((detectors[0] || detectors[1]) && CVipsShim_ImageRGB(image, &rgb, &width, &height, &message) == CVipsShim_OK) {
+    if (networks && CVipsShim_ImageRGB(image, &rgb, &width, &height, &message) == CVipsShim_OK) {
         for (int d = 0; d < 2; d++) {
             if (detectors[d]) centerface_once(detectors[d], rgb, width, height);
         }
+#ifdef SHIM_HARNESS_MAIN
+        yunet_once(rgb, width, height);
+#endif
         CVipsShim_Free(rgb);
-    } else if (detectors[0] || detectors[1]) {
+    } else if (networks) {
         CVipsShim_Free(message);
     }
     message = NULL;
@@ -496,6 +504,7 @@ int main(int argc, char **argv) {
     CFaceDetect_BodiesClose(bodies);
     CFaceDetect_CenterFaceClose(centerface);
     CFaceDetect_CenterFaceClose(centerface_onnx);
+    CFaceDetect_YuNetClose(yunet_onnx);
     CFaceDetect_OnnxRuntimeClose(onnx_runtime);
     printf("shim harness: %d files, no sanitizer errors\n", argc - 1);
     return 0;
