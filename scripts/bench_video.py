@@ -119,7 +119,7 @@ def matrix(a, folder):
     variants = {
         "default": [],
         "yunet": ["--detector", "yunet", "--model", os.path.join(models, "yunet-any.onnx")],
-        "centerface": ["--detector", "centerface", "--model", os.path.join(models, "centerface.onnx")],
+        "centerface": ["--detector", "centerface", "--model", os.path.join(models, "centerface-int8.onnx")],
         "keyframes": ["--video-keyframes"],
     }
     hd = os.path.join(folder, f"1080p30-{a.seconds}s.mp4")

@@ -20,7 +20,7 @@ import numpy as np
 devset, strangers, binary = sys.argv[1:4]
 repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 truth = json.load(open(os.path.join(devset, "truth.json")))
-detectors = [("yunet", "yunet-any.onnx"), ("centerface", "centerface.onnx")]
+detectors = [("yunet", "yunet-any.onnx"), ("centerface", "centerface-int8.onnx")]
 
 
 def iou(p, q):

@@ -34,7 +34,7 @@ floor_only = sys.argv[4:5] == ["--floor"]
 truth = json.load(open(os.path.join(devset, "truth.json")))
 models = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
 yunet = os.path.join(models, "yunet-any.onnx")
-model_files = {"yunet": yunet, "centerface": os.path.join(models, "centerface.onnx")}
+model_files = {"yunet": yunet, "centerface": os.path.join(models, "centerface-int8.onnx")}
 
 
 def cpu():

@@ -39,7 +39,7 @@ import glob, json, os, shutil, subprocess, sys, tarfile, tempfile
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MODELS = {"yunet": os.path.join(REPO, "models", "yunet-any.onnx"),
-          "centerface": os.path.join(REPO, "models", "centerface.onnx")}
+          "centerface": os.path.join(REPO, "models", "centerface-int8.onnx")}
 DLIB_FACES = "/usr/share/doc/libdlib19.1/examples/faces"
 EVAL_PHOTOS = os.path.join(REPO, "eval-data", "photos")
 
