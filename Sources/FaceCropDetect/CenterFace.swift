@@ -25,21 +25,9 @@ package final class CenterFace: @unchecked Sendable {
     /// fixed 10 x 3 x 32 x 32 input, which ONNX Runtime runs at no other size.
     package static let shippedModelSHA256 = "09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc"
 
-    /// The runtime's settings: a pass on every active core; threads that
-    /// sleep between passes (spinning cost more CPU and time on a shared
-    /// machine); the memory arena off. On 20 photos of 12 MP at --jobs 2
-    /// (a 1280 x 960 canvas) the arena kept peak RSS at 328 MiB against 259
-    /// without, for 22 % less CPU (6.1 against 8.2 s); the int8 model 242
-    /// against 191 MiB (docs/centerface.md, "facecrop on ONNX Runtime").
-    package static func options() -> CFaceDetect_OnnxOptions {
-        CFaceDetect_OnnxOptions(
-            intra_op_threads: Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)), optimization_level: 99,
-            allow_spinning: 0, memory_arena: 0)
-    }
-
     package init(path: String, runtime: OnnxRuntime) throws(FaceCropError) {
         self.runtime = runtime
-        var options = Self.options()
+        var options = OnnxRuntime.sessionOptions()
         handle = try openHandle({
             CFaceDetect_CenterFaceNewOnnx(runtime.pointer, path, &options, CFaceDetect_CanvasLadder, &$0, &$1)
         }) { reason in
@@ -178,7 +166,7 @@ package final class CenterFaceFinder: FaceFinder, NetworkDetectorFacts {
         network: "CenterFace", fileName: "centerface-int8.onnx", variable: "FACECROP_CENTERFACE_MODEL",
         fetchScript: "scripts/make-centerface-models")
 
-    package static var runtime: String? { "onnxruntime \(OnnxRuntime.release)" }
+    package static var runtime: String? { OnnxRuntime.settingsValue }
 
     package static var tileRule: String? { CrowdTiles.rule }
 

@@ -34,7 +34,7 @@ package struct DetectorConfig: Sendable {
     /// OpenCV's own threads, set once for the process before any worker
     /// starts: 1, so that the `--jobs` workers are the one level of
     /// parallelism. YuNet's and CenterFace's passes run on every core
-    /// through ONNX Runtime's own threads instead (`CenterFace.options`).
+    /// through ONNX Runtime's own threads instead (`OnnxRuntime.sessionOptions`).
     package var libraryThreads: Int { 1 }
 
     package static func cascadeName(for target: Target) -> String {

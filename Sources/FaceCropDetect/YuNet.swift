@@ -18,19 +18,9 @@ package final class YuNet: @unchecked Sendable {
     private let runtime: OnnxRuntime
     private let lock = NSLock()
 
-    /// The size-free copy of the shipped model (whose input is fixed at
-    /// 640 x 640) that scripts/fetch-yunet makes for ONNX Runtime.
-    package static let fileName = "yunet-any.onnx"
-
-    /// CenterFace's settings (`CenterFace.options`): a pass on every active
-    /// core, threads that sleep between passes, the memory arena off (at
-    /// 1024 x 768 a session kept 36 MiB without it against 66 with it,
-    /// docs/centerface.md, "YuNet: memory and CPU").
-    package static func options() -> CFaceDetect_OnnxOptions { CenterFace.options() }
-
     package init(path: String, runtime: OnnxRuntime) throws(FaceCropError) {
         self.runtime = runtime
-        var options = Self.options()
+        var options = OnnxRuntime.sessionOptions()
         handle = try openHandle({ CFaceDetect_YuNetNew(runtime.pointer, path, &options, &$0, &$1) }) {
             .modelUnavailable(path, reason: $0)
         }
@@ -107,12 +97,13 @@ package final class YuNetFinder: FaceFinder, NetworkDetectorFacts {
     /// From 640 up to 1280 px (about 4x the memory and time of 640).
     package static let leastDetectSize = 640
 
-    /// The size-free copy of the shipped model (`YuNet.fileName`), which
-    /// ONNX Runtime runs at the photo's size.
+    /// The size-free copy of the shipped model (whose input is fixed at
+    /// 640 x 640) that scripts/fetch-yunet makes, which ONNX Runtime runs at
+    /// the photo's size.
     package static let modelFile = ModelFile(
-        network: "YuNet", fileName: YuNet.fileName, variable: "FACECROP_MODEL", fetchScript: "scripts/fetch-yunet")
+        network: "YuNet", fileName: "yunet-any.onnx", variable: "FACECROP_MODEL", fetchScript: "scripts/fetch-yunet")
 
-    package static var runtime: String? { "onnxruntime \(OnnxRuntime.release)" }
+    package static var runtime: String? { OnnxRuntime.settingsValue }
 
     package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
         try YuNetFinder(path: ModelLocator.path(config, modelFile), minScore: config.minScore, sharing: other as? YuNetFinder)
