@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FaceCropCore
+import FaceCropDetect
 import FaceCropPeople
 
 
