@@ -29,8 +29,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("crypto")]
         ),
         // C++ over OpenCV and dlib behind a pure-C header; every extern "C" body catches.
-        // dlib's libdlib.so calls BLAS and LAPACK, which the link must name
-        // (Debian's libblas.so.3 is OpenBLAS with libopenblas0-pthread: 40 ms a face).
+        // dlib's libdlib.so calls BLAS and LAPACK, which the link must name (the face
+        // descriptor's network runs on ONNX Runtime, so no pass of ours depends on the BLAS).
         .target(
             name: "CFaceDetect",
             cxxSettings: [.unsafeFlags(["-I\(openCVInclude)", "-std=c++17"])],

@@ -2,14 +2,12 @@
 // scripts/yunet-runtime (embed, descriptor-xml, descriptor), which says what
 // each command does.
 //
-//   embed-runtime time LIBRARY YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
+//   embed-runtime time LIBRARY YUNET DESCRIPTOR PREDICTOR ROUNDS PHOTO...
 //       YuNet (yunet.cpp, ONNX Runtime, one thread) finds the faces; the shim's
-//       CFaceDetect_Embed (embed.cpp) describes each from a 300 px region
+//       CFaceDetect_Embed (embed.cpp, the ONNX model DESCRIPTOR on ONNX Runtime,
+//       one thread, as facecrop runs it) describes each from a 300 px region
 //       around it, its chip made by dlib's 5-point predictor, as facecrop
 //       does by default: ms a face.
-//   embed-runtime xml RECOGNITION OUT
-//       the network as dlib's net_to_xml writes it (scripts/descriptor_model.py
-//       makes the ONNX model from it).
 //   embed-runtime compare LIBRARY ONNX THREADS YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
 //       on each face's chip: dlib's network against the ONNX model through
 //       the shim's session (onnx.cpp); descriptors compared, ms a pass.
@@ -29,6 +27,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <fstream>
 #include <ctime>
 #include <time.h>
@@ -36,28 +35,7 @@
 #include <vector>
 
 
-// dlib's face recognition ResNet, declared as embed.cpp declares it (and
-// dlib's dnn_face_recognition_ex.cpp), so that the model deserializes into it.
-namespace resnet {
-using namespace dlib;
-template <int N, template <typename> class BN, int stride, typename SUBNET>
-using block = BN<con<N, 3, 3, 1, 1, relu<BN<con<N, 3, 3, stride, stride, SUBNET>>>>>;
-template <template <int, template <typename> class, int, typename> class block, int N,
-          template <typename> class BN, typename SUBNET>
-using residual = add_prev1<block<N, BN, 1, tag1<SUBNET>>>;
-template <template <int, template <typename> class, int, typename> class block, int N,
-          template <typename> class BN, typename SUBNET>
-using residual_down = add_prev2<avg_pool<2, 2, 2, 2, skip1<tag2<block<N, BN, 2, tag1<SUBNET>>>>>>;
-template <int N, typename SUBNET> using ares = relu<residual<block, N, affine, SUBNET>>;
-template <int N, typename SUBNET> using ares_down = relu<residual_down<block, N, affine, SUBNET>>;
-template <typename SUBNET> using alevel0 = ares_down<256, SUBNET>;
-template <typename SUBNET> using alevel1 = ares<256, ares<256, ares_down<256, SUBNET>>>;
-template <typename SUBNET> using alevel2 = ares<128, ares<128, ares_down<128, SUBNET>>>;
-template <typename SUBNET> using alevel3 = ares<64, ares<64, ares<64, ares_down<64, SUBNET>>>>;
-template <typename SUBNET> using alevel4 = ares<32, ares<32, ares<32, SUBNET>>>;
-using Network = loss_metric<fc_no_bias<128, avg_pool_everything<alevel0<alevel1<alevel2<alevel3<alevel4<
-    max_pool<3, 3, 2, 2, relu<affine<con<32, 7, 7, 2, 2, input_rgb_image_sized<150>>>>>>>>>>>>>;
-} // namespace resnet
+#include "dlib_resnet.hpp"
 
 const char *const measure::kTool = "embed-runtime";
 using namespace measure;
@@ -117,7 +95,7 @@ cv::Mat readPhoto(const char *photo) {
 } // namespace
 
 int timeEmbed(int argc, char **argv) {
-    if (argc < 7) die("usage: embed-runtime time LIBRARY YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...");
+    if (argc < 7) die("usage: embed-runtime time LIBRARY YUNET DESCRIPTOR PREDICTOR ROUNDS PHOTO...");
     CFaceDetect_SetNumThreads(1);
     char *message = nullptr;
     CFaceDetect_OnnxRuntime *runtime = nullptr;
@@ -129,7 +107,9 @@ int timeEmbed(int argc, char **argv) {
     CFaceDetect_Embedder *embedder = nullptr;
     CFaceDetect_Landmarker *landmarker = nullptr;
     if (CFaceDetect_YuNetNew(runtime, argv[1], &one, &yunet, &message) != CFaceDetect_OK) die(argv[1], message);
-    if (CFaceDetect_EmbedderNew(argv[2], &embedder, &message) != CFaceDetect_OK) die(argv[2], message);
+    const CFaceDetect_OnnxOptions asFacecrop{1, 99, 0, 0};
+    if (CFaceDetect_EmbedderNew(runtime, argv[2], &asFacecrop, &embedder, &message) != CFaceDetect_OK)
+        die(argv[2], message);
     if (CFaceDetect_LandmarkerNew(argv[3], &landmarker, &message) != CFaceDetect_OK) die(argv[3], message);
     const int rounds = std::max(1, std::atoi(argv[4]));
     std::vector<double> all, allCpu;
@@ -160,13 +140,6 @@ int timeEmbed(int argc, char **argv) {
     CFaceDetect_LandmarkerClose(landmarker);
     CFaceDetect_EmbedderClose(embedder);
     CFaceDetect_YuNetClose(yunet);
-    return 0;
-}
-
-int writeXml(const char *recognition, const char *out) {
-    resnet::Network net;
-    dlib::deserialize(recognition) >> net;
-    dlib::net_to_xml(net, out);
     return 0;
 }
 
@@ -201,6 +174,13 @@ double distanceOf(const dlib::matrix<float, 0, 1> &a, const std::vector<float> &
     return std::sqrt(distance);
 }
 
+// OpenBLAS starts a thread per core for every matrix product of dlib's
+// network; one thread, as dlib's descriptor ran in facecrop.
+void singleThreadedBLAS() {
+    using SetThreads = void (*)(int);
+    if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
+}
+
 // compare LIBRARY ONNX THREADS YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...
 int compare(int argc, char **argv) {
     if (argc < 9) die("usage: embed-runtime compare LIBRARY ONNX THREADS YUNET RECOGNITION PREDICTOR ROUNDS PHOTO...");
@@ -210,14 +190,13 @@ int compare(int argc, char **argv) {
     CFaceDetect_OnnxSession *session = nullptr;
     CFaceDetect_YuNet *yunet = nullptr;
     CFaceDetect_Landmarker *landmarker = nullptr;
-    CFaceDetect_Embedder *embedder = nullptr; // sets OpenBLAS to one thread
     if (CFaceDetect_OnnxRuntimeOpen(argv[1], &runtime, &message) != CFaceDetect_OK) die(argv[1], message);
     CFaceDetect_OnnxOptions o{std::atoi(argv[3]), 99, 0, 1};
     if (CFaceDetect_OnnxSessionNew(runtime, argv[2], &o, &session, &message) != CFaceDetect_OK) die(argv[2], message);
     const CFaceDetect_OnnxOptions one{1, 99, 0, 1};
     if (CFaceDetect_YuNetNew(runtime, argv[4], &one, &yunet, &message) != CFaceDetect_OK) die(argv[4], message);
-    if (CFaceDetect_EmbedderNew(argv[5], &embedder, &message) != CFaceDetect_OK) die(argv[5], message);
     if (CFaceDetect_LandmarkerNew(argv[6], &landmarker, &message) != CFaceDetect_OK) die(argv[6], message);
+    singleThreadedBLAS();
     resnet::Network net;
     dlib::deserialize(argv[5]) >> net;
     const int rounds = std::max(1, std::atoi(argv[7]));
@@ -250,7 +229,6 @@ int compare(int argc, char **argv) {
                 faces, argv[3], rounds, median(dlibMs), median(dlibCpu), median(onnxMs), median(onnxCpu), worst,
                 worstDistance);
     CFaceDetect_LandmarkerClose(landmarker);
-    CFaceDetect_EmbedderClose(embedder);
     CFaceDetect_YuNetClose(yunet);
     CFaceDetect_OnnxSessionClose(session);
     CFaceDetect_OnnxRuntimeClose(runtime);
@@ -292,7 +270,6 @@ int rss(int argc, char **argv) {
 int main(int argc, char **argv) {
     std::string command = argc > 1 ? argv[1] : "";
     if (command == "time") return timeEmbed(argc - 1, argv + 1);
-    if (command == "xml" && argc == 4) return writeXml(argv[2], argv[3]);
     if (command == "compare") return compare(argc - 1, argv + 1);
     if (command == "rss") return rss(argc - 1, argv + 1);
     die("usage: see scripts/yunet-runtime");

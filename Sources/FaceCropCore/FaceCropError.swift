@@ -89,7 +89,7 @@ public enum FaceCropError: Error, Sendable, Equatable, CustomStringConvertible {
         case .ffmpegUnavailable(let path, _):
             return "cannot use ffmpeg '\(path)' for clips: \(self.reason) (install ffmpeg, or pass --ffmpeg PATH or set FACECROP_FFMPEG)"
         case .runtimeUnavailable:
-            return "cannot load ONNX Runtime, which --detector yunet and centerface run on: \(self.reason)"
+            return "cannot load ONNX Runtime, which --detector yunet, --detector centerface and --people run on: \(self.reason)"
         case .peopleModelsUnavailable:
             return "cannot group faces into people: \(self.reason)"
         case .modelUnavailable(let path, _):

@@ -23,7 +23,7 @@ package struct DetectorConfig: Sendable {
     package var largestDetectSide = Calibration.largestDetectSize
     /// `--people`: a face descriptor per crop.
     package var embeds = false
-    /// dlib's two model files, when found (`PeopleModels.resolve`).
+    /// The descriptor's and dlib's predictor's model files, when found (`PeopleModels.resolve`).
     package var peopleModels: PeopleModelPaths?
     /// dlib's 5-point predictor, for the pose of faces without landmarks
     /// (nil: not found; those faces get no pose).
@@ -59,8 +59,8 @@ package struct DetectorConfig: Sendable {
 }
 
 /// Every detection handle one worker needs: its `FaceFinder`, chosen once
-/// here from the config, the HOG bodies of --person-only, dlib's embedder
-/// and landmark predictor (the predictor shared by every worker).
+/// here from the config, the HOG bodies of --person-only, the face
+/// descriptor and dlib's landmark predictor (both shared by every worker).
 ///
 /// Not thread-safe: owns OpenCV objects; lent to one task at a time by the
 /// pipeline, which hands it to the next task only after the previous one has
@@ -72,15 +72,15 @@ package final class Detector: @unchecked Sendable {
     private let finder: any FaceFinder
     /// `--person-only` (and `--target body`, whose finder it is).
     private let bodies: HOGBodies?
-    /// `--people`: dlib's landmarks and face descriptor.
+    /// `--people`: dlib's landmarks and face descriptor (one a process).
     package let embedder: Embedder?
     /// dlib's 5-point predictor for the quality record (`posePredictor`).
     package let landmarker: Landmarker?
 
     /// `sharing`: another worker's detector of the same `config`, whose
     /// YuNet or CenterFace network this one uses too (one per process, lent under
-    /// its lock: `CenterFace`), and whose dlib predictor (read-only:
-    /// `Landmarker`).
+    /// its lock: `CenterFace`), whose face descriptor (thread-safe: `Embedder`)
+    /// and whose dlib predictor (read-only: `Landmarker`).
     package init(_ config: DetectorConfig, sharing other: Detector? = nil) throws(FaceCropError) {
         self.config = config
         let bodies = config.needsPeople || config.target == .body ? try HOGBodies() : nil
@@ -88,8 +88,12 @@ package final class Detector: @unchecked Sendable {
         finder = try Self.finder(for: config, bodies: bodies, sharing: other?.finder)
         if config.embeds {
             guard let models = config.peopleModels else { throw .peopleModelsUnavailable(PeopleModels.missingReason) }
-            embedder = try Embedder(recognition: models.recognition) { () throws(FaceCropError) in
-                try Self.predictor(models.landmarks, loaded: [other?.landmarker, other?.embedder?.predictor])
+            if let shared = other?.embedder {
+                embedder = shared
+            } else {
+                embedder = try Embedder(model: models.descriptor) { () throws(FaceCropError) in
+                    try Self.predictor(models.landmarks, loaded: [other?.landmarker])
+                }
             }
         } else {
             embedder = nil
@@ -102,9 +106,7 @@ package final class Detector: @unchecked Sendable {
     /// else loaded now. One a process instead of two a worker (the pose's and
     /// the descriptor's); measured: peak RSS with `--people --jobs 2`, 162 ->
     /// 129 MiB on Fixtures/people, 216-224 -> 184-187 MiB on the people dev
-    /// set (docs/measurements.md, "One dlib predictor a process"). The
-    /// descriptor network stays one a worker: its forward pass writes each
-    /// layer's buffers, and sharing it under a lock was not shown not slower.
+    /// set (docs/measurements.md, "One dlib predictor a process").
     private static func predictor(_ path: String, loaded: [Landmarker?]) throws(FaceCropError) -> Landmarker {
         if let same = loaded.lazy.compactMap({ $0 }).first(where: { $0.path == path }) { return same }
         return try Landmarker(path: path)

@@ -3,12 +3,14 @@ import Foundation
 import FaceCropCore
 import FaceCropImaging
 
-/// Where `--people` finds dlib's two models (no flag): $FACECROP_DLIB_MODELS
+/// Where `--people` finds its two models (no flag): $FACECROP_DLIB_MODELS
 /// (a folder), the install's share folder (`PREFIX/share/facecrop/`, where
 /// scripts/install and the .deb put them), then `models/` in the current
 /// directory (where scripts/fetch-dlib-models puts them).
 package enum PeopleModels {
-    package static let recognition = "dlib_face_recognition_resnet_model_v1.dat"
+    /// dlib's face recognition ResNet as ONNX, made by scripts/fetch-dlib-models
+    /// from dlib's `dlib_face_recognition_resnet_model_v1.dat`.
+    package static let descriptor = "dlib-descriptor.onnx"
     package static let landmarks = "shape_predictor_5_face_landmarks.dat"
 
     package static func folders(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
@@ -24,9 +26,9 @@ package enum PeopleModels {
     /// The first folder holding both files; nil: none does.
     package static func resolve() -> PeopleModelPaths? {
         for folder in folders() {
-            let (r, l) = (folder + "/" + recognition, folder + "/" + landmarks)
-            if FileManager.default.isReadableFile(atPath: r), FileManager.default.isReadableFile(atPath: l) {
-                return PeopleModelPaths(recognition: r, landmarks: l)
+            let (d, l) = (folder + "/" + descriptor, folder + "/" + landmarks)
+            if FileManager.default.isReadableFile(atPath: d), FileManager.default.isReadableFile(atPath: l) {
+                return PeopleModelPaths(descriptor: d, landmarks: l)
             }
         }
         return nil
@@ -39,7 +41,7 @@ package enum PeopleModels {
     }
 
     package static var missingReason: String {
-        "--people needs dlib's \(recognition) and \(landmarks) (CC0), found in none of "
+        "--people needs \(descriptor) (dlib's face descriptor, CC0, as ONNX) and dlib's \(landmarks) (CC0), found in none of "
             + folders().map { "'\($0)'" }.joined(separator: ", ")
             + "; run scripts/fetch-dlib-models from a facecrop checkout, or install facecrop with scripts/install or its .deb, "
             + "or set FACECROP_DLIB_MODELS to a folder holding both"
@@ -47,15 +49,20 @@ package enum PeopleModels {
 }
 
 package struct PeopleModelPaths: Sendable, Equatable {
-    package var recognition: String
+    package var descriptor: String
     package var landmarks: String
 }
 
-/// dlib's face descriptor network, with the landmark predictor it makes
-/// the chip with. Not thread-safe: the network keeps its buffers; owned by
-/// one `Detector`. (The predictor is shared: `Landmarker`.)
-package final class Embedder {
+/// dlib's face descriptor network on ONNX Runtime, with the landmark
+/// predictor it makes the chip with. One for the process: the workers
+/// describe faces at once through the one session (each run has its own
+/// buffers, on the calling thread), so the network's weights are held once.
+/// The shim's handle is only read after it is made, and its session is
+/// thread-safe: that makes the `@unchecked Sendable` sound.
+package final class Embedder: @unchecked Sendable {
     private let handle: OpaquePointer
+    /// Kept so that the runtime outlives the session.
+    private let runtime: OnnxRuntime
     /// The 5-point predictor (`Landmarker`, one a process).
     package let predictor: Landmarker
     /// The side of the square the face is resampled into before dlib looks
@@ -63,15 +70,26 @@ package final class Embedder {
     /// so that its landmarks and a chip turned by any angle stay inside.
     package static let regionSide = 300
 
-    /// Loads the network from `recognition`, then takes the predictor from
-    /// `predictor` (loaded or shared): a broken network is reported first, as before.
-    package init(recognition: String, predictor: () throws(FaceCropError) -> Landmarker) throws(FaceCropError) {
-        var handle: OpaquePointer?
-        var message: UnsafeMutablePointer<CChar>?
-        guard CFaceDetect_EmbedderNew(recognition, &handle, &message) == 0, let handle else {
-            throw .peopleModelsUnavailable(takeMessage(message, fallback: "could not load", free: CFaceDetect_Free))
+    /// The settings' value of the descriptor: which network on which
+    /// runtime (a dataset described by another is described again).
+    package static var settingsValue: String { "dlib-resnet-v1 \(OnnxRuntime.settingsValue)" }
+
+    /// Loads the network from `model` on ONNX Runtime (loaded now if no
+    /// network detector has: exit 69 without it), then takes the predictor
+    /// from `predictor` (loaded or shared): a broken network is reported first.
+    ///
+    /// One thread a pass, with the arena off: the workers are the
+    /// parallelism (at --jobs 2 two passes run at once), and a pass on a
+    /// 150 px chip gains nothing from a second thread on busy cores
+    /// (docs/people.md, "The descriptor on ONNX Runtime").
+    package init(model: String, predictor: () throws(FaceCropError) -> Landmarker) throws(FaceCropError) {
+        let runtime = try OnnxRuntime.shared()
+        var options = OnnxRuntime.sessionOptions()
+        options.intra_op_threads = 1
+        handle = try openHandle({ CFaceDetect_EmbedderNew(runtime.pointer, model, &options, &$0, &$1) }) {
+            .peopleModelsUnavailable($0)
         }
-        self.handle = handle
+        self.runtime = runtime
         do {
             self.predictor = try predictor()
         } catch {

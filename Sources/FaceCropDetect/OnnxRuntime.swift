@@ -3,9 +3,10 @@ import Foundation
 import FaceCropCore
 
 /// ONNX Runtime's library (libonnxruntime.so.1.32.0, loaded with dlopen by
-/// the shim), which the YuNet and CenterFace networks run on. Loaded once
-/// per process and only when a network detector asks for it (`shared()`), so
-/// the cascade paths run on a machine without it.
+/// the shim), which the YuNet and CenterFace networks and the face
+/// descriptor of `--people` run on. Loaded once per process and only when
+/// one of them asks for it (`shared()`), so the cascade paths without
+/// `--people` run on a machine without it.
 ///
 /// Thread-safe: the shim's runtime handle is made once and only read after
 /// (sessions are made from it on any thread). That is what makes the
@@ -38,7 +39,8 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// The settings' `runtime` member of a network that runs here.
     package static var settingsValue: String { "onnxruntime \(release)" }
 
-    /// Every network's session settings (YuNet's and CenterFace's): a pass
+    /// The detectors' session settings (YuNet's and CenterFace's; the face
+    /// descriptor takes them with one thread, `Embedder`): a pass
     /// on every active core; threads that sleep between passes (spinning
     /// cost more CPU and time on a shared machine); the memory arena off.
     /// On 20 photos of 12 MP at --jobs 2 (a 1280 x 960 canvas) the arena

@@ -13,11 +13,14 @@ import FaceCropCurate
 /// again with its faces' rows and people (and, with `--keep-person` and
 /// `--split-by person`, their crops removed or moved).
 package enum PeopleStep {
-    /// The settings' `people` member: which descriptor the embeddings are
-    /// (and, with the measuring switch `FACECROP_CHIP_LANDMARKS=detector`,
-    /// that their chips came from the detector's points, so a dataset made
-    /// either way is not reused for the other).
-    package static var settingsValue: String { Embedder.chipFromDetector ? "dlib-resnet-v1-detector-chip" : "dlib-resnet-v1" }
+    /// The settings' `people` member: which descriptor the embeddings are,
+    /// on which runtime (`Embedder.settingsValue`: a dataset described by
+    /// dlib's own network is described again), and, with the measuring switch
+    /// `FACECROP_CHIP_LANDMARKS=detector`, that their chips came from the
+    /// detector's points, so a dataset made either way is not reused for the other.
+    package static var settingsValue: String {
+        Embedder.chipFromDetector ? Embedder.settingsValue + " detector-chip" : Embedder.settingsValue
+    }
     /// Where the next fresh id's number is kept, in the dataset's own folder.
     package static let counterName = "people.json"
 

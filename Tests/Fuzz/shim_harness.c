@@ -452,23 +452,39 @@ int main(int argc, char **argv) {
     start();
     const char *models = getenv("SHIM_DLIB_MODELS");
     if (models) {
-        char recognition[4096], landmarks[4096];
-        snprintf(recognition, sizeof recognition, "%s/dlib_face_recognition_resnet_model_v1.dat", models);
+        char descriptor[4096], landmarks[4096];
+        snprintf(descriptor, sizeof descriptor, "%s/dlib-descriptor.onnx", models);
         snprintf(landmarks, sizeof landmarks, "%s/shape_predictor_5_face_landmarks.dat", models);
         char *message = NULL;
-        if (CFaceDetect_EmbedderNew(recognition, &embedder, &message) != CFaceDetect_OK ||
-            CFaceDetect_LandmarkerNew(landmarks, &landmarker, &message) != CFaceDetect_OK) {
+        if (CFaceDetect_LandmarkerNew(landmarks, &landmarker, &message) != CFaceDetect_OK) {
             fprintf(stderr, "dlib: %s\n", message ? message : "?");
             exit(2);
         }
-        // A landmark file given as the network, the network as the predictor, no file: errors, not crashes.
-        CFaceDetect_Embedder *wrong = NULL;
-        if (CFaceDetect_EmbedderNew(landmarks, &wrong, &message) == CFaceDetect_OK) exit(3);
-        CFaceDetect_Free(message);
-        if (CFaceDetect_LandmarkerNew(recognition, &(CFaceDetect_Landmarker *){NULL}, &message) == CFaceDetect_OK) exit(3);
-        CFaceDetect_Free(message);
-        if (CFaceDetect_EmbedderNew("/nonexistent", &wrong, &message) == CFaceDetect_OK) exit(3);
-        CFaceDetect_Free(message);
+        // The descriptor network as the predictor: an error, not a crash.
+        must_fail("the descriptor as the predictor",
+                  CFaceDetect_LandmarkerNew(descriptor, &(CFaceDetect_Landmarker *){NULL}, &message), message);
+        if (!onnx_runtime) {
+            fprintf(stderr, "shim harness: no ONNX Runtime; the face descriptor left out\n");
+        } else {
+            CFaceDetect_OnnxOptions options = {1, 99, 0, 0};
+            if (CFaceDetect_EmbedderNew(onnx_runtime, descriptor, &options, &embedder, &message) != CFaceDetect_OK) {
+                fprintf(stderr, "descriptor: %s\n", message ? message : "?");
+                exit(2);
+            }
+            // The predictor's file, no file and another network as the descriptor: errors, not crashes.
+            CFaceDetect_Embedder *wrong = NULL;
+            must_fail("the predictor as the descriptor",
+                      CFaceDetect_EmbedderNew(onnx_runtime, landmarks, &options, &wrong, &message), message);
+            must_fail("no descriptor file",
+                      CFaceDetect_EmbedderNew(onnx_runtime, "/nonexistent", &options, &wrong, &message), message);
+            FILE *other = fopen("models/yunet-any.onnx", "rb");
+            if (other) {
+                fclose(other);
+                must_fail("YuNet as the descriptor",
+                          CFaceDetect_EmbedderNew(onnx_runtime, "models/yunet-any.onnx", &options, &wrong, &message),
+                          message);
+            }
+        }
     }
     for (int i = 1; i < argc; i++) {
         FILE *file = fopen(argv[i], "rb");
@@ -497,9 +513,9 @@ int main(int argc, char **argv) {
         neighbours_once(count, 1000);
         neighbours_once(count, 0);
         CFaceDetect_EmbedderClose(embedder);
-        CFaceDetect_LandmarkerClose(landmarker);
         printf("shim harness: %zu faces embedded\n", described);
     }
+    CFaceDetect_LandmarkerClose(landmarker);
     CFaceDetect_CascadeClose(cascade);
     CFaceDetect_BodiesClose(bodies);
     CFaceDetect_CenterFaceClose(centerface);

@@ -5,24 +5,30 @@
 
 #include "CFaceDetectCommon.h"
 #include "CFaceDetectQuality.h"
+#include "CFaceDetectRuntime.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /// dlib's face descriptor: its ResNet (128 numbers a face; two faces of one
-/// person lie within about 0.6 of each other), with dlib's 5-point landmark
-/// predictor (a CFaceDetect_Landmarker, CFaceDetectQuality.h) to make the chip.
-/// Not thread-safe: the network keeps its buffers; one per worker.
+/// person lie within about 0.6 of each other) converted to ONNX and run on
+/// ONNX Runtime, with dlib's 5-point landmark predictor (a
+/// CFaceDetect_Landmarker, CFaceDetectQuality.h) to make the chip.
+/// Thread-safe: several threads may describe faces at once (each run has its
+/// own buffers); one for the process.
 typedef struct CFaceDetect_Embedder CFaceDetect_Embedder;
 
 /// Dimensions of a descriptor.
 #define CFaceDetect_EmbeddingSize 128
 
-/// Loads `recognition` (dlib_face_recognition_resnet_model_v1.dat). Sets the
-/// BLAS library's own threads to 1 (OpenBLAS), as the caller's workers are the
-/// parallelism.
-int CFaceDetect_EmbedderNew(const char *recognition, CFaceDetect_Embedder **embedder, char **message);
+/// Loads `model` (dlib-descriptor.onnx: dlib_face_recognition_resnet_model_v1
+/// as ONNX, made by scripts/fetch-dlib-models) into `runtime`, which must
+/// outlive it, and checks it with a pass on a grey chip.
+/// CFaceDetect_LoadFailed with a message naming the file when it is missing
+/// or not that network (input 1 x 3 x 150 x 150, 128 numbers out).
+int CFaceDetect_EmbedderNew(CFaceDetect_OnnxRuntime *runtime, const char *model, const CFaceDetect_OnnxOptions *options,
+                            CFaceDetect_Embedder **embedder, char **message);
 
 /// The descriptor of the face in `box_*` (pixels of the given 8-bit RGB
 /// image, `stride` bytes a row): the five points `landmarks` finds in the box,

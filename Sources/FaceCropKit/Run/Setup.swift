@@ -125,7 +125,7 @@ package struct RunSetup {
     }
 
     /// One detector per worker (`--jobs`), the first among them, sharing its
-    /// CenterFace networks. The setup keeps none, so they go (OpenCV's models and buffers) with the pipeline.
+    /// YuNet or CenterFace network and its face descriptor. The setup keeps none, so they go (OpenCV's models and buffers) with the pipeline.
     package mutating func takeDetectors() throws(FaceCropError) -> [Detector] {
         var detectors: [Detector] = []
         if let detector { detectors.append(detector) }

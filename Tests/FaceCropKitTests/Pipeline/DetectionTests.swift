@@ -262,7 +262,7 @@ struct DetectionTests {
         let missing = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("x").path, "--detector", "centerface",
                                        "--model", Self.centerFaceModel], environment: environment)
         #expect(missing.status == 69)
-        #expect(missing.stderr == "facecrop: error: cannot load ONNX Runtime, which --detector yunet and centerface run on: "
+        #expect(missing.stderr == "facecrop: error: cannot load ONNX Runtime, which --detector yunet, --detector centerface and --people run on: "
             + "ONNX Runtime library not found: \(absent) (looked in '\(absent)'); run scripts/fetch-onnxruntime from a facecrop checkout, "
             + "or install facecrop with scripts/install or its .deb, or set FACECROP_ONNXRUNTIME to ONNX Runtime 1.32.0's libonnxruntime.so.1.32.0\n",
             "\(missing.stderr)")

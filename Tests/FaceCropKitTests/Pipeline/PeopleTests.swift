@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FaceCropCore
+import FaceCropDetect
 import FaceCropPeople
 
 
@@ -256,5 +257,37 @@ struct PeopleTests {
         #expect(result.stderr.contains("shape_predictor_5_face_landmarks.dat"))
         #expect(result.stderr.contains("scripts/fetch-dlib-models"))
         #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
+    }
+
+    /// The descriptor runs on ONNX Runtime: without the library `--people`
+    /// is exit 69 naming it (the cascade alone still runs), and another
+    /// network in the descriptor's place is refused, naming the file.
+    @Test func withoutOnnxRuntimeOrWithAnotherNetworkItExits69() throws {
+        let (work, photos) = try photos(["astronaut.jpg"])
+        defer { try? FileManager.default.removeItem(at: work) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["FACECROP_DLIB_MODELS"] = models
+        let absent = work.appendingPathComponent("nowhere/libonnxruntime.so.1.32.0").path
+        environment["FACECROP_ONNXRUNTIME"] = absent
+        let missing = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("x").path, "--people"], environment: environment)
+        #expect(missing.status == 69)
+        #expect(missing.stderr.hasPrefix("facecrop: error: cannot load ONNX Runtime, which --detector yunet, --detector centerface "
+            + "and --people run on: ONNX Runtime library not found: \(absent)"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("x").path))
+        let cascade = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("cascade").path, "--quiet"], environment: environment)
+        #expect(cascade.status == 0, "\(cascade.stderr)")
+
+        environment["FACECROP_ONNXRUNTIME"] = nil
+        let other = work.appendingPathComponent("other-models")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        for (from, to) in [("yunet-any.onnx", PeopleModels.descriptor), (PeopleModels.landmarks, PeopleModels.landmarks)] {
+            try FileManager.default.copyItem(atPath: models + "/" + from, toPath: other.appendingPathComponent(to).path)
+        }
+        environment["FACECROP_DLIB_MODELS"] = other.path
+        let wrong = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("y").path, "--people"], environment: environment)
+        #expect(wrong.status == 69)
+        #expect(wrong.stderr == "facecrop: error: cannot group faces into people: not dlib's face descriptor as ONNX "
+            + "(1 x 3 x 150 x 150 in, 128 numbers out): \(other.path)/dlib-descriptor.onnx\n", "\(wrong.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("y").path))
     }
 }

@@ -52,7 +52,7 @@ struct YuNetRuntimeTests {
         let missing = try runFaceCrop([photos.path, "-o", work.appendingPathComponent("x").path, "--detector", "yunet",
                                        "--model", Self.model], environment: environment)
         #expect(missing.status == 69)
-        #expect(missing.stderr.hasPrefix("facecrop: error: cannot load ONNX Runtime, which --detector yunet and centerface run on: "
+        #expect(missing.stderr.hasPrefix("facecrop: error: cannot load ONNX Runtime, which --detector yunet, --detector centerface and --people run on: "
             + "ONNX Runtime library not found: \(absent) (looked in '\(absent)'); run scripts/fetch-onnxruntime"), "\(missing.stderr)")
     }
 
