@@ -64,14 +64,19 @@ public enum CropGeometry {
     public static func cropSquare(
         around face: PixelRect, margin: Double, imageWidth: Int, imageHeight: Int, inside: Bool = false
     ) -> PixelSquare {
-        let faceSide = Double(max(face.width, face.height))
-        var side = max(1, Int((faceSide * (1 + 2 * margin)).rounded()))
+        var side = squareSide(around: face, margin: margin)
         if inside { side = max(1, min(side, imageWidth, imageHeight)) }
         let centreX = Double(face.x) + Double(face.width) / 2
         let centreY = Double(face.y) + Double(face.height) / 2
         let left = place(start: Int((centreX - Double(side) / 2).rounded(.down)), side: side, extent: imageWidth)
         let top = place(start: Int((centreY - Double(side) / 2).rounded(.down)), side: side, extent: imageHeight)
         return PixelSquare(left: left, top: top, side: side)
+    }
+
+    /// The side of the square `margin` asks for around `face` (before any
+    /// shrinking to fit the photo).
+    public static func squareSide(around face: PixelRect, margin: Double) -> Int {
+        max(1, Int((Double(max(face.width, face.height)) * (1 + 2 * margin)).rounded()))
     }
 
     /// The margin a square of `side` gives a face of `face`'s longer side:

@@ -18,6 +18,10 @@ package struct FaceRecord: Sendable, Equatable {
     package var crop = ""
     /// Whether the crop reached past the photo's edge and was padded.
     package var padded = false
+    /// `--pad inside`: the margin the crop's square gives the face, to 4
+    /// decimals (`--margin` unless the square was shrunk to fit the photo;
+    /// nil: another `--pad`, or a template crop, whose geometry is fixed).
+    package var marginUsed: Double?
     /// The face's five points in upright photo pixels (nil: none found).
     package var landmarks: FaceLandmarks?
     /// Upright photo pixels -> crop pixels (nil where no crop was cut: `floor`).
@@ -51,7 +55,7 @@ package struct FaceRecord: Sendable, Equatable {
 
     package init(index: Int, box: PixelRect, score: Double, target: Target = .face, aligned: Bool = false,
         angle: Double = 0.0, sharpness: Double = 0.0, quality: FaceQuality? = nil, crop: String = "",
-        padded: Bool = false, landmarks: FaceLandmarks? = nil, transform: Affine2D? = nil,
+        padded: Bool = false, marginUsed: Double? = nil, landmarks: FaceLandmarks? = nil, transform: Affine2D? = nil,
         status: FaceStatus = FaceStatus.ok, phash: PerceptualHash? = nil, duplicateOf: String? = nil,
         embedding: Embedding? = nil, embeddingRow: Int? = nil, person: String? = nil, group: String? = nil,
         split: String? = nil, video: VideoFace? = nil, tagged: Bool = false, tagName: String? = nil,
@@ -61,7 +65,7 @@ package struct FaceRecord: Sendable, Equatable {
         (self.landmarks, self.transform, self.status, self.phash) = (landmarks, transform, status, phash)
         (self.duplicateOf, self.embedding, self.embeddingRow) = (duplicateOf, embedding, embeddingRow)
         (self.person, self.group, self.split, self.video, self.tagged) = (person, group, split, video, tagged)
-        (self.tagName, self.foundByTag) = (tagName, foundByTag)
+        (self.tagName, self.foundByTag, self.marginUsed) = (tagName, foundByTag, marginUsed)
     }
 }
 

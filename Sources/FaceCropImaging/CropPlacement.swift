@@ -70,6 +70,9 @@ package struct AlignedFace: Sendable, Equatable {
     /// `level`: degrees to turn `square` anticlockwise; nil: not turned.
     package var angle: Double?
     package var padded: Bool
+    /// `inside` (`--pad inside`): the margin the square gives the face (4
+    /// decimals); nil for the other fills and for template crops.
+    package var marginUsed: Double? = nil
 
     package var aligned: Bool { warp != nil }
 
@@ -99,9 +102,12 @@ extension Alignment {
         // transform is exact (vips_rotate's output puts it half a pixel
         // off, depending on the parity of the turned image's size).
         let angle = mode == .level ? eyeAngle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
+        // `--margin` itself unless the square was shrunk (its side's rounding is no change of margin).
+        let shrunk = square.side != CropGeometry.squareSide(around: box, margin: margin)
+        let marginUsed = !inside ? nil : shrunk ? (CropGeometry.marginUsed(side: square.side, face: box) * 10_000).rounded() / 10_000 : margin
         return AlignedFace(
             square: square, warp: angle.map { levelCrop(square, angle: $0, side: size) }, angle: angle,
-            padded: square.reachesOutside(width: width, height: height))
+            padded: square.reachesOutside(width: width, height: height), marginUsed: marginUsed)
     }
 
     /// How far the decoded part reaches past the crops' squares (as a share

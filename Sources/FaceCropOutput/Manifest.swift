@@ -65,8 +65,9 @@ package enum Manifest {
             ("score", .double(face.score)),
         ]
         if face.status == .ok { fields.append(("crop", .string(face.crop))) }
+        fields.append(("padded", .bool(face.padded)))
+        if let margin = face.marginUsed { fields.append(("margin_used", .double(margin))) }
         fields += [
-            ("padded", .bool(face.padded)),
             ("target", .string(face.target.rawValue)),
             ("aligned", .bool(face.aligned)),
             ("angle", .double(face.angle)),
@@ -168,6 +169,7 @@ package enum Manifest {
         var score: Double?
         var crop: String?
         var padded: Bool?
+        var marginUsed: Double?
         var target: String?
         var aligned: Bool?
         var angle: Double?
@@ -241,6 +243,7 @@ extension Manifest.Line {
             index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
             target: target.flatMap(Target.init(rawValue:)) ?? .face, aligned: aligned ?? false,
             angle: angle ?? 0, sharpness: sharpness ?? 0, quality: faceQualityRecord, crop: crop ?? "", padded: padded,
+            marginUsed: marginUsed,
             landmarks: AlignmentJSON.landmarks(from: landmarks, estimated: landmarksEstimated),
             transform: AlignmentJSON.transform(from: transform),
             status: status, phash: phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: duplicateOf,

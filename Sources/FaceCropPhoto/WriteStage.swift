@@ -176,7 +176,8 @@ extension FaceRecord {
         self.init(
             index: index, box: face.box, score: (face.score * 10_000).rounded() / 10_000, target: target,
             aligned: aligned.aligned, angle: aligned.aligned ? aligned.recordedAngle : 0, sharpness: face.sharpness,
-            quality: face.quality, padded: aligned.padded, landmarks: face.landmarks.map(AlignmentJSON.rounded),
+            quality: face.quality, padded: aligned.padded, marginUsed: aligned.marginUsed,
+            landmarks: face.landmarks.map(AlignmentJSON.rounded),
             status: status)
     }
 }

@@ -33,8 +33,7 @@ package struct PickSizing: Sendable {
 
     /// The square's side as the margin asks, before any shrinking.
     package func askedSide(_ candidate: PickCandidate) -> Int {
-        let faceSide = Double(max(candidate.box.width, candidate.box.height))
-        return max(1, Int((faceSide * (1 + 2 * margin)).rounded()))
+        CropGeometry.squareSide(around: candidate.box, margin: margin)
     }
 
     /// The margin the square gives the face: `--margin`, or less where the

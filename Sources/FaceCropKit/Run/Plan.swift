@@ -32,7 +32,7 @@ package enum Plan {
             overwrite: options.overwrite, retryErrors: !options.check, stateCurrent: state.settingsHash == setup.settingsHash,
             cropExists: { access(output + "/" + $0, F_OK) == 0 }, rejections: setup.rejections)
         if let shard = options.shard { rules.owns = { shard.owns(label: $0, source: $1) } }
-        rules.cropsEveryTag = PlanJoin.Rules.cropsEveryTag(setup.settings)
+        rules.follow(setup.settings)
         // --dedup: whether the dataset's faces change is known only at the
         // end of the plan, so a first pass finds out (it stops at the first change).
         // --keep-person likewise: a face left out may be of a kept person now.

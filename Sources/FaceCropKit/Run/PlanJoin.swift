@@ -56,9 +56,19 @@ package struct PlanJoin: IteratorProtocol {
         /// with a tag that has none was made when tags under `--min-face`
         /// got no crop, and is processed again.
         package var cropsEveryTag = false
+        /// `--pad inside` (template crops aside): every face records the
+        /// margin its square gives it (`margin_used`); a photo recorded
+        /// before faces did is processed again.
+        package var recordsMargin = false
 
         package static func cropsEveryTag(_ settings: CropSettings) -> Bool {
             settings.taggedFaces && settings.faces != .largest && settings.minSharpness <= 0
+        }
+
+        /// The rules the crop settings decide.
+        package mutating func follow(_ settings: CropSettings) {
+            cropsEveryTag = Self.cropsEveryTag(settings)
+            recordsMargin = settings.pad.keepsInside && !settings.align.isTemplate
         }
 
         package init(overwrite: Bool = false, retryErrors: Bool = true, stateCurrent: Bool = true,
@@ -206,6 +216,9 @@ package struct PlanJoin: IteratorProtocol {
         }
         if rules.cropsEveryTag, record.taggedFaces > record.taggedFacesFound + record.faces.filter(\.foundByTag).count {
             return PlanWork(item: .photo(photo, previous: nil), reason: "tagged face without a crop", earlier: record, oldCrops: oldCrops)
+        }
+        if rules.recordsMargin, record.faces.contains(where: { $0.marginUsed == nil }) {
+            return PlanWork(item: .photo(photo, previous: nil), reason: "no margin_used recorded", earlier: record, oldCrops: oldCrops)
         }
         if record.status == .ok, let video = record.video, video.cuts == nil {
             // Tracked before cuts between samples ended tracks.

@@ -128,7 +128,7 @@ package enum RemovalGuard {
         guard options.prune, !options.allowRemovals, !options.check, state.settingsHash != nil else { return }
         var rules = PlanJoin.Rules(overwrite: options.overwrite, stateCurrent: state.settingsHash == setup.settingsHash)
         if let shard = options.shard { rules.owns = { shard.owns(label: $0, source: $1) } }
-        rules.cropsEveryTag = PlanJoin.Rules.cropsEveryTag(setup.settings)
+        rules.follow(setup.settings)
         var join = try Plan.join(setup, state: state, journal: journal, rules: rules)
         let tally = tally(&join, labels: PhotoFinder.labels(for: options.inputs))
         guard tally.refused else { return }

@@ -134,19 +134,41 @@ struct PickSizeTests {
     }
 
     /// The main run's `--pad inside` keeps the strip's crop inside it (not
-    /// padded, no copied border); its default (`edge`) still copies the edge
-    /// pixels out, as before.
+    /// padded, no copied border) and records the margin it got; its default
+    /// (`edge`) still copies the edge pixels out, as before, and records no
+    /// margin. A dataset whose state lacks `margin_used` (made before it was
+    /// recorded) is processed again, and `--check` says so.
     @Test func theMainRunKeepsCropsInsideOnRequest() throws {
         let (work, photos, dataset) = try dataset(["hopper-narrow.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         let inside = work.appendingPathComponent("inside")
-        let run = try runFaceCrop([photos.path, "-o", inside.path, "-q", "--margin", "0.6", "--pad", "inside"])
+        let arguments = [photos.path, "-o", inside.path, "-q", "--margin", "0.6", "--pad", "inside"]
+        let run = try runFaceCrop(arguments)
         #expect(run.status == 0, "\(run.stderr)")
         let face = try #require(try readManifest(inside).first { $0["face"] is Int })
         #expect(face["padded"] as? Bool == false)
         #expect(try copiedColumns(inside.appendingPathComponent(face["crop"] as! String).path, side: 256) == 0)
+        // The square shrunk to the strip's shorter side: the margin that side gives the face's longer side.
+        let box = try #require(face["bbox"] as? [Int])
+        let side = min(try #require(face["width"] as? Int), try #require(face["height"] as? Int))
+        let expected = ((Double(side) / Double(max(box[2], box[3])) - 1) / 2 * 10_000).rounded() / 10_000
+        #expect(expected < 0.6)
+        #expect(face["margin_used"] as? Double == expected, "\(face)")
         let plain = try #require(try readManifest(dataset).first { $0["face"] is Int })
         #expect(plain["padded"] as? Bool == true)
+        #expect(plain["margin_used"] == nil)
         #expect(try copiedColumns(dataset.appendingPathComponent(plain["crop"] as! String).path, side: 256) > 20)
+
+        let state = inside.appendingPathComponent(".facecrop/state.jsonl")
+        // The state keeps each manifest line as a JSON string: its quotes escaped.
+        let recorded = try String(contentsOf: state, encoding: .utf8)
+        let member = "\\\"margin_used\\\": \(expected), "
+        #expect(recorded.contains(member))
+        try recorded.replacingOccurrences(of: member, with: "").write(to: state, atomically: true, encoding: .utf8)
+        let check = try runFaceCrop(arguments + ["--check"])
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("no margin_used recorded: hopper-narrow.jpg"), "\(check.stdout)")
+        #expect(try runFaceCrop(arguments).status == 0)
+        #expect(try readManifest(inside).first { $0["face"] is Int }?["margin_used"] as? Double == expected)
     }
 }
