@@ -112,7 +112,7 @@ struct ExitStatusTests {
             #expect(help.contains("\(entry.status) \(entry.name)"), "help lacks \(entry.status)")
             #expect(page.contains(".B \(entry.status)\n"), "man page lacks \(entry.status)")
         }
-        #expect(page.contains("a library (libvips, OpenCV's people detector) cannot be loaded"))
+        #expect(page.contains("a library (libvips, OpenCV's people detector, ONNX Runtime for YuNet, CenterFace and \\-\\-people) cannot be loaded"))
     }
 
     /// A library that cannot start is unavailable (EX_UNAVAILABLE), like a
