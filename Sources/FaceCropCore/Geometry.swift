@@ -79,9 +79,12 @@ public enum CropGeometry {
         max(1, Int((Double(max(face.width, face.height)) * (1 + 2 * margin)).rounded()))
     }
 
-    /// The margin a square of `side` gives a face of `face`'s longer side:
-    /// `--margin` itself unless the square was shrunk to fit the photo.
-    public static func marginUsed(side: Int, face: PixelRect) -> Double {
+    /// The margin a square of `side` gives a face of `face`'s longer side,
+    /// `margin` having been asked: `margin` itself where `side` is the side
+    /// it asks for (its rounding to whole pixels is no change of margin),
+    /// else the smaller margin of a square shrunk to fit the photo.
+    public static func marginUsed(side: Int, face: PixelRect, asked margin: Double) -> Double {
+        guard side != squareSide(around: face, margin: margin) else { return margin }
         let faceSide = Double(max(face.width, face.height, 1))
         return max(0, (Double(side) / faceSide - 1) / 2)
     }

@@ -102,9 +102,7 @@ extension Alignment {
         // transform is exact (vips_rotate's output puts it half a pixel
         // off, depending on the parity of the turned image's size).
         let angle = mode == .level ? eyeAngle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
-        // `--margin` itself unless the square was shrunk (its side's rounding is no change of margin).
-        let shrunk = square.side != CropGeometry.squareSide(around: box, margin: margin)
-        let marginUsed = !inside ? nil : shrunk ? (CropGeometry.marginUsed(side: square.side, face: box) * 10_000).rounded() / 10_000 : margin
+        let marginUsed = inside ? (CropGeometry.marginUsed(side: square.side, face: box, asked: margin) * 10_000).rounded() / 10_000 : nil
         return AlignedFace(
             square: square, warp: angle.map { levelCrop(square, angle: $0, side: size) }, angle: angle,
             padded: square.reachesOutside(width: width, height: height), marginUsed: marginUsed)

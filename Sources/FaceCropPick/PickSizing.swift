@@ -39,8 +39,7 @@ package struct PickSizing: Sendable {
     /// The margin the square gives the face: `--margin`, or less where the
     /// photo was too small for it.
     package func marginUsed(_ candidate: PickCandidate) -> Double {
-        let side = sourceSide(candidate)
-        return side == askedSide(candidate) ? margin : CropGeometry.marginUsed(side: side, face: candidate.box)
+        CropGeometry.marginUsed(side: sourceSide(candidate), face: candidate.box, asked: margin)
     }
 
     /// Rounded for the files: 4 decimals.

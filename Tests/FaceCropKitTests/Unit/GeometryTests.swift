@@ -52,7 +52,9 @@ struct GeometryTests {
         let narrow = PixelRect(x: 40, y: 111, width: 176, height: 221)
         let square = CropGeometry.cropSquare(around: narrow, margin: 0.6, imageWidth: 260, imageHeight: 600, inside: true)
         #expect(square == PixelSquare(left: 0, top: 91, side: 260))
-        #expect(abs(CropGeometry.marginUsed(side: square.side, face: narrow) - 0.0882) < 1e-4)
+        #expect(abs(CropGeometry.marginUsed(side: square.side, face: narrow, asked: 0.6) - 0.0882) < 1e-4)
+        // The side asked for, rounded to whole pixels, gives the margin asked.
+        #expect(CropGeometry.marginUsed(side: CropGeometry.squareSide(around: narrow, margin: 0.6), face: narrow, asked: 0.6) == 0.6)
     }
 
     @Test func paddingIsReportedOnlyWhenTheSquareLeavesThePhoto() {
