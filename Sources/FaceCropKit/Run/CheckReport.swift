@@ -28,9 +28,16 @@ package enum CheckReport {
         while let work = feed.nextWork() {
             switch work.item {
             case .kept(let record):
+                let name = PhotoFinder.join(record.label, record.source)
                 // A run would drop it now (--since / --until changed).
                 if record.status != .error, !dates.admits(record.taken) {
-                    out.line("left out by --since/--until: \(PhotoFinder.join(record.label, record.source))")
+                    out.line("left out by --since/--until: \(name)")
+                } else if record.missing {
+                    // --no-prune: kept, but the dataset is not what its photos make.
+                    out.line("missing photo: \(name)")
+                    for crop in record.crops where access(output + "/" + crop, F_OK) != 0 { out.line("crop file gone: \(crop)") }
+                } else if work.foundAgain {
+                    out.line("found again: \(name)")
                 }
             case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
             case .photo(let photo, let previous):
@@ -39,7 +46,10 @@ package enum CheckReport {
                     if work.earlier != nil { out.line("left out by --since/--until: \(photo.outputPrefix)") }
                     continue
                 }
-                if let previous, Plan.sameContent(photo, as: previous) { continue }
+                if let previous, Plan.sameContent(photo, as: previous) {
+                    if work.foundAgain { out.line("found again: \(photo.outputPrefix)") }
+                    continue
+                }
                 let name = photo.outputPrefix
                 if let reason = work.reason {
                     out.line("\(reason): \(name)")
@@ -49,6 +59,9 @@ package enum CheckReport {
             }
         }
         feed.gone?.forEach { out.line("removed: \($0)") }
+        if options.check, stateHash != nil, access(manifestPath, F_OK) == 0 {
+            for crop in UnnamedCrops.find(output: output, inputs: options.inputs) { out.line("unnamed crop: \(crop)") }
+        }
         if people, out.lines > 0 {
             out.line("people: the faces would be grouped again (ids kept where most of a person's faces stay)")
         } else if people, options.check {

@@ -5,8 +5,8 @@ import FaceCropInputs
 /// The plan of a run, streamed into the pipeline: the walk joined with the
 /// last run's state (`PlanJoin`). It keeps only the steps the pipeline has
 /// taken and not yet recorded (at most `Pipeline.window`), the crops that
-/// may have to be pruned (only with --prune: crops of photos processed
-/// again or gone, never those of kept ones), and, for --check, the gone
+/// may have to be pruned (crops of photos processed again, and with --prune
+/// of photos gone; never those of kept ones), and, for --check, the gone
 /// photos' names in a temporary file.
 package final class PlanFeed: IteratorProtocol {
     private var join: PlanJoin
@@ -14,13 +14,17 @@ package final class PlanFeed: IteratorProtocol {
     private var pending: [PlanWork] = []
     /// How many manifest entries (photos and problems) it has given.
     package private(set) var count = 0
-    /// --prune: crops the last run wrote that this run may not write again.
+    /// Crops the last run wrote that this run may not write again (nil:
+    /// --check, --dry-run). Those of photos not found only with --prune:
+    /// --no-prune keeps them (with their records, `PlanJoin.Rules.keepMissing`).
     package private(set) var pruneCandidates: Set<String>?
+    private let pruneGone: Bool
     /// --check / --dry-run: the photos recorded with these settings and gone.
     package private(set) var gone: GoneList?
 
-    package init(_ join: PlanJoin, prune: Bool, listGone: Bool, journalCrops: [String]) {
+    package init(_ join: PlanJoin, prune: Bool, pruneGone: Bool = true, listGone: Bool, journalCrops: [String]) {
         self.join = join
+        self.pruneGone = pruneGone
         if prune { pruneCandidates = Set(journalCrops) }
         if listGone { gone = GoneList() }
     }
@@ -30,7 +34,7 @@ package final class PlanFeed: IteratorProtocol {
         while let step = join.next() {
             switch step {
             case .gone(let record, let reported, let crops):
-                pruneCandidates?.formUnion(crops)
+                if pruneGone { pruneCandidates?.formUnion(crops) }
                 if reported { gone?.append(record) }
             case .work(let work):
                 pruneCandidates?.formUnion(work.oldCrops)
