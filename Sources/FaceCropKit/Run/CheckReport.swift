@@ -34,10 +34,10 @@ package enum CheckReport {
                     out.line("left out by --since/--until: \(name)")
                 } else if record.missing {
                     // --no-prune: kept, but the dataset is not what its photos make.
-                    out.line("missing photo: \(name)")
-                    for crop in record.crops where access(output + "/" + crop, F_OK) != 0 { out.line("crop file gone: \(crop)") }
+                    out.notice("missing photo: \(name)")
+                    for crop in record.crops where access(output + "/" + crop, F_OK) != 0 { out.notice("crop file gone: \(crop)") }
                 } else if work.foundAgain {
-                    out.line("found again: \(name)")
+                    out.notice("found again: \(name)")
                 }
             case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
             case .photo(let photo, let previous):
@@ -47,7 +47,7 @@ package enum CheckReport {
                     continue
                 }
                 if let previous, Plan.sameContent(photo, as: previous) {
-                    if work.foundAgain { out.line("found again: \(photo.outputPrefix)") }
+                    if work.foundAgain { out.notice("found again: \(photo.outputPrefix)") }
                     continue
                 }
                 let name = photo.outputPrefix
@@ -60,9 +60,9 @@ package enum CheckReport {
         }
         feed.gone?.forEach { out.line("removed: \($0)") }
         if options.check, stateHash != nil, access(manifestPath, F_OK) == 0 {
-            for crop in UnnamedCrops.find(output: output, inputs: options.inputs) { out.line("unnamed crop: \(crop)") }
+            for crop in UnnamedCrops.find(output: output, inputs: options.inputs) { out.notice("unnamed crop: \(crop)") }
         }
-        if people, out.lines > 0 {
+        if people, out.lines > out.notices {
             out.line("people: the faces would be grouped again (ids kept where most of a person's faces stay)")
         } else if people, options.check {
             // Nothing to group again: what the people file would change in the grouping the state holds.
@@ -105,6 +105,14 @@ extension CheckReport {
 package final class LineOutput {
     private var buffer = ""
     package private(set) var lines = 0
+    /// Lines that say the dataset is not what its photos make, though its
+    /// faces stay (a missing photo, a crop no line names): no grouping again.
+    package private(set) var notices = 0
+
+    package func notice(_ text: String) {
+        notices += 1
+        line(text)
+    }
 
     package func line(_ text: String) {
         buffer += text
