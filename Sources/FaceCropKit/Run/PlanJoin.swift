@@ -188,12 +188,15 @@ package struct PlanJoin: IteratorProtocol {
         if Self.covered(record.source, by: unreadable), let kept = keepable(record) {
             return .work(PlanWork(item: .kept(kept.record), earlier: kept.record, oldCrops: kept.oldCrops))
         }
-        if rules.keepMissing, let kept = keepable(record) {
+        // Kept in the place of its input given now (records of a label no
+        // input has now go: they would come after every input's, out of order).
+        if rules.keepMissing, labels.indices.contains(input), labels[input] == record.label, let kept = keepable(record) {
             guard kept.record.status != .error else {
                 return .gone(kept.record, reported: true, crops: kept.record.crops + kept.oldCrops)
             }
             var missing = kept.record
             missing.missing = true
+            missing.input = input
             return .work(PlanWork(item: .kept(missing), earlier: missing, oldCrops: kept.oldCrops))
         }
         if let newer = journal.removeValue(forKey: record.key) {

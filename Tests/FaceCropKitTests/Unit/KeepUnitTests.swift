@@ -54,6 +54,27 @@ struct KeepUnitTests {
         #expect(steps([join.photo("", 0, "a.jpg")], state: state, rules: rules) == ["new a.jpg", "gone b.jpg", "gone c.jpg", "gone d.jpg"])
     }
 
+    /// A missing record stands where its input is now; one of an input not given now goes
+    /// (it would come after every input's: out of manifest order).
+    @Test func missingRecordsTakeTheirInputsPlace() {
+        let state = [join.record("x", 0, "1.jpg"), join.record("y", 1, "1.jpg"), join.record("y", 1, "2.jpg"), join.record("z", 2, "1.jpg")]
+        var rules = PlanJoin.Rules()
+        rules.keepMissing = true
+        var plan = PlanJoin(
+            walk: AnyIterator([join.photo("x", 1, "1.jpg")].makeIterator()), labels: ["y", "x"], stateLabels: ["x", "y", "z"],
+            records: { label in AnyIterator(state.filter { $0.label == label }.makeIterator()) }, journal: [:], rules: rules)
+        var steps: [String] = []
+        while let step = plan.next() {
+            switch step {
+            case .gone(let record, _, _): steps.append("gone \(record.label)/\(record.source)")
+            case .work(let work):
+                guard case .kept(let record) = work.item else { continue }
+                steps.append("\(record.missing ? "missing" : "kept") \(record.label)/\(record.source) \(record.input)")
+            }
+        }
+        #expect(steps == ["missing y/1.jpg 0", "missing y/2.jpg 0", "kept x/1.jpg 0", "gone z/1.jpg"])
+    }
+
     @Test func overwriteKeepsTheRecordToStandInForAPhotoItCannotRead() {
         var rules = PlanJoin.Rules()
         rules.overwrite = true
