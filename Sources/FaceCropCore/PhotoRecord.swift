@@ -191,6 +191,9 @@ package struct PhotoRecord: Sendable, Equatable {
     package var video: VideoInfo?
     /// For the terminal: the error, when this record is a fresh failure.
     package var error: FaceCropError?
+    /// `--no-prune`: the photo was not found by a run, which kept its record
+    /// as it was (manifest `missing`); cleared when a run finds it again.
+    package var missing = false
 
     /// The crop files this record says facecrop wrote, relative to `-o`.
     package var crops: [String] { faces.compactMap { $0.crop.isEmpty ? nil : $0.crop } }
@@ -262,6 +265,11 @@ public struct RunCounts: Sendable, Equatable {
     /// Faces whose crop came from their tag alone (`found_by: tag`): the
     /// detector missed them, or found them under `--min-face`.
     public var foundByTag = 0
+    /// `--no-prune`: photos not found now whose records were kept (`missing`).
+    public var missing = 0
+    /// Photos of the dataset this run could not read, kept as the last run
+    /// wrote them (`ReadFailure`; their records count as they were).
+    public var unreadable = 0
 
     /// `taggedFacesFound` of `taggedFaces` as a percentage, one decimal.
     package var taggedRecall: Double? {
@@ -286,6 +294,7 @@ public struct RunCounts: Sendable, Equatable {
             }
         }
         if reused { self.reused += 1 }
+        if record.missing { missing += 1 }
         taggedFaces += record.taggedFaces
         taggedFacesFound += record.taggedFacesFound
         switch record.status {

@@ -141,6 +141,10 @@ package enum DatasetCard {
         ] {
             out += "| \(label) | \(tally?[name]?.intValue ?? 0) |\n"
         }
+        // Kept as they were: not found (`--no-prune`), or not readable by the last run (a failure of that run).
+        for (name, label) in [("missing", "not found, kept (marked `missing`)"), ("unreadable", "failed to read, kept as before")] {
+            if let value = stats[name]?.intValue { out += "| \(label) | \(value) |\n" }
+        }
         for (name, label) in [("rejected", "Faces rejected by a person"), ("duplicate", "Near-duplicate faces left out")] {
             if let value = stats[name]?.intValue { out += "\n\(label): \(value).\n" }
         }

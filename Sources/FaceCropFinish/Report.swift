@@ -182,6 +182,10 @@ package enum Report {
             html += row("Photos without a person (--person-only)", "no_person", noPerson)
         }
         html += row("Photos that failed", "error", stats["counts"]?["error"])
+        if let unreadable = stats["unreadable"] {
+            html += row("Photos that failed to read, kept as before", "unreadable", unreadable)
+        }
+        if let missing = stats["missing"] { html += row("Photos not found, kept (--no-prune)", "missing", missing) }
         if let rejected = stats["rejected"] { html += row("Faces rejected (no crop)", "rejected", rejected) }
         if let duplicate = stats["duplicate"] { html += row("Near-duplicate faces (no crop)", "duplicate", duplicate) }
         if let tagged = stats["tagged_faces"] {

@@ -39,6 +39,9 @@ package enum Manifest {
             if let frames = video.fullFrames { last.append(("full_frames", .int(frames))) }
             if let cuts = video.cuts { last.append(("cuts", .int(cuts))) }
         }
+        // --no-prune: a photo not found now, its lines kept (last, so that
+        // without it they are the bytes they were).
+        if record.missing { last.append(("missing", .bool(true))) }
 
         switch record.status {
         case .ok:
@@ -141,6 +144,7 @@ package enum Manifest {
         record.names = first.names ?? []
         record.taggedFaces = first.taggedFaces ?? 0
         record.taggedFacesFound = first.taggedFacesFound ?? 0
+        record.missing = first.missing ?? false
         if let duration = first.duration, let samples = first.samples {
             record.video = VideoInfo(duration: duration, samples: samples, fullFrames: first.fullFrames, cuts: first.cuts)
         }
@@ -217,6 +221,7 @@ package enum Manifest {
         var foundBy: String?
         var taggedFaces: Int?
         var taggedFacesFound: Int?
+        var missing: Bool?
     }
 
     fileprivate struct Pose: Decodable {

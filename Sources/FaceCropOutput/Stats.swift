@@ -139,6 +139,10 @@ package struct Stats {
         }
         if counts.foundByTag > 0 { members.append(("found_by_tag", .int(counts.foundByTag))) }
         if counts.lowQuality > 0 { members.append(("low_quality", .int(counts.lowQuality))) }
+        // Photos kept as they were although not found (`--no-prune`) or not
+        // readable now: absent when there are none, so a whole library keeps its bytes.
+        if counts.missing > 0 { members.append(("missing", .int(counts.missing))) }
+        if counts.unreadable > 0 { members.append(("unreadable", .int(counts.unreadable))) }
         // The library's own quartiles of face_quality: a floor to choose from.
         if counts.qualityTotal > 0 {
             // The value of rank round((n - 1) p) among the n scores, from their counts.
@@ -205,6 +209,7 @@ package struct Stats {
         }
         if counts.foundByTag > 0 { line += ", \(counts.foundByTag) cropped from their tag" }
         if counts.lowQuality > 0 { line += ", \(counts.lowQuality) left out as low_quality" }
+        if counts.missing > 0 { line += ", \(counts.missing) not found (kept, marked missing)" }
         if counts.reused > 0 || removed > 0 {
             line += ", \(counts.photos - counts.reused) processed, \(counts.reused) unchanged, \(removed) old crops removed"
         }

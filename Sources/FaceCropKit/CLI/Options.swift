@@ -94,9 +94,9 @@ public enum OptionTable {
             guard let bound = DateRange.bound($1, end: true) else { throw FaceCropError.usage("'--until' wants a date like 2024-12-31 or 2024-12-31T18:00, not '\($1)'") }
             $0.until = bound
         },
-        .flag(["--overwrite"], "Process every photo again, even those unchanged since the last run.") { $0.overwrite = true },
-        .flag(["--no-prune"], "Keep the crops of photos that are gone from the inputs (default: remove them).") { $0.prune = false },
-        .flag(["--allow-removals"], "Remove the crops of photos that are gone even when that is more than half of the dataset's crops, or every crop of an input folder that is now empty (default: such a run stops before changing anything, exit 75). Removed crops cannot be brought back.") {
+        .flag(["--overwrite"], "Process every photo again, even those unchanged since the last run (a photo or video it cannot read keeps its crops and lines, as without it).") { $0.overwrite = true },
+        .flag(["--no-prune"], "Keep the crops and manifest lines of photos not found now, marked missing (default: remove them).") { $0.prune = false },
+        .flag(["--allow-removals"], "Remove the crops of photos that are gone even when that is more than half of the dataset's crops, or every crop of an input folder that is now empty (default: such a run stops before changing anything, exit 75). Removed crops cannot be brought back (with --no-prune they are kept, marked missing).") {
             $0.allowRemovals = true
         },
         .value(["--rejections"], "FILE", "Faces rejected by a person, one '<photo sha256> <x>,<y>,<w>,<h>' a line (a video's face: then 't=<seconds>', and its whole track is rejected): no crop, status rejected (default: <output>/rejections.txt).") {

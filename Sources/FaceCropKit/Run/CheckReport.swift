@@ -18,38 +18,18 @@ package enum CheckReport {
         if options.check, access(manifestPath, F_OK) != 0 {
             out.line("missing: \(manifestPath)")
         }
-        let dates = options.dates
         // --people: the grouping's file, and the grouping itself, are the whole dataset's.
         let people = setup.settings.people && options.shard == nil
         let embeddings = output + "/" + EmbeddingsFile.fileName
         if people, options.check, stateHash != nil, access(embeddings, F_OK) != 0 {
             out.line("missing: \(embeddings)")
         }
-        while let work = feed.nextWork() {
-            switch work.item {
-            case .kept(let record):
-                // A run would drop it now (--since / --until changed).
-                if record.status != .error, !dates.admits(record.taken) {
-                    out.line("left out by --since/--until: \(PhotoFinder.join(record.label, record.source))")
-                }
-            case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
-            case .photo(let photo, let previous):
-                // Photos outside the dates are never recorded: not new.
-                if Plan.outside(dates, photo, videoTools: setup.videoTools) {
-                    if work.earlier != nil { out.line("left out by --since/--until: \(photo.outputPrefix)") }
-                    continue
-                }
-                if let previous, Plan.sameContent(photo, as: previous) { continue }
-                let name = photo.outputPrefix
-                if let reason = work.reason {
-                    out.line("\(reason): \(name)")
-                } else {
-                    out.line((previous == nil ? "new: " : "changed: ") + name)
-                }
-            }
-        }
+        while let work = feed.nextWork() { say(work, to: out, setup: setup) }
         feed.gone?.forEach { out.line("removed: \($0)") }
-        if people, out.lines > 0 {
+        if options.check, stateHash != nil, access(manifestPath, F_OK) == 0 {
+            for crop in UnnamedCrops.find(output: output, inputs: options.inputs) { out.notice("unnamed crop: \(crop)") }
+        }
+        if people, out.lines > out.notices {
             out.line("people: the faces would be grouped again (ids kept where most of a person's faces stay)")
         } else if people, options.check {
             // Nothing to group again: what the people file would change in the grouping the state holds.
@@ -65,6 +45,42 @@ package enum CheckReport {
 }
 
 extension CheckReport {
+    /// The line (or none) a step of the plan gives.
+    private static func say(_ work: PlanWork, to out: LineOutput, setup: RunSetup) {
+        let (dates, output) = (setup.options.dates, setup.output)
+        switch work.item {
+        case .kept(let record):
+            let name = PhotoFinder.join(record.label, record.source)
+            // A run would drop it now (--since / --until changed).
+            if record.status != .error, !dates.admits(record.taken) {
+                out.line("left out by --since/--until: \(name)")
+            } else if record.missing {
+                // --no-prune: kept, but the dataset is not what its photos make.
+                out.notice("missing photo: \(name)")
+                for crop in record.crops where access(output + "/" + crop, F_OK) != 0 { out.notice("crop file gone: \(crop)") }
+            } else if work.foundAgain {
+                out.notice("found again: \(name)")
+            }
+        case .problem(let problem): out.line("error: \(problem.source): \(problem.reason)")
+        case .photo(let photo, let previous):
+            // Photos outside the dates are never recorded: not new.
+            if Plan.outside(dates, photo, videoTools: setup.videoTools) {
+                if work.earlier != nil { out.line("left out by --since/--until: \(photo.outputPrefix)") }
+                return
+            }
+            if let previous, Plan.sameContent(photo, as: previous) {
+                if work.foundAgain { out.notice("found again: \(photo.outputPrefix)") }
+                return
+            }
+            let name = photo.outputPrefix
+            if let reason = work.reason {
+                out.line("\(reason): \(name)")
+            } else {
+                out.line((previous == nil ? "new: " : "changed: ") + name)
+            }
+        }
+    }
+
     /// The settings that differ, as `name: old -> new` ("none": absent), in
     /// the order the run writes them: `quality_score: none -> 2` for a
     /// dataset scored before the score had a version.
@@ -92,6 +108,14 @@ extension CheckReport {
 package final class LineOutput {
     private var buffer = ""
     package private(set) var lines = 0
+    /// Lines that say the dataset is not what its photos make, though its
+    /// faces stay (a missing photo, a crop no line names): no grouping again.
+    package private(set) var notices = 0
+
+    package func notice(_ text: String) {
+        notices += 1
+        line(text)
+    }
 
     package func line(_ text: String) {
         buffer += text

@@ -31,6 +31,7 @@ package enum Plan {
         var rules = PlanJoin.Rules(
             overwrite: options.overwrite, retryErrors: !options.check, stateCurrent: state.settingsHash == setup.settingsHash,
             cropExists: { access(output + "/" + $0, F_OK) == 0 }, rejections: setup.rejections)
+        rules.keepMissing = !options.prune
         if let shard = options.shard { rules.owns = { shard.owns(label: $0, source: $1) } }
         rules.follow(setup.settings)
         // --dedup: whether the dataset's faces change is known only at the
@@ -41,8 +42,8 @@ package enum Plan {
             rules.regroup = first.changesDataset()
         }
         let feed = PlanFeed(
-            try join(setup, state: state, journal: journal, rules: rules), prune: options.prune && !setup.readOnly,
-            listGone: setup.readOnly, journalCrops: journal.crops)
+            try join(setup, state: state, journal: journal, rules: rules), prune: !setup.readOnly,
+            pruneGone: options.prune, listGone: setup.readOnly, journalCrops: journal.crops)
         return (feed, state.settingsHash, state.header["settings"] as? [String: Any])
     }
 

@@ -5,22 +5,27 @@ import FaceCropInputs
 /// The plan of a run, streamed into the pipeline: the walk joined with the
 /// last run's state (`PlanJoin`). It keeps only the steps the pipeline has
 /// taken and not yet recorded (at most `Pipeline.window`), the crops that
-/// may have to be pruned (only with --prune: crops of photos processed
-/// again or gone, never those of kept ones), and, for --check, the gone
-/// photos' names in a temporary file.
+/// may have to be pruned (crops of photos processed again, and with --prune
+/// of photos gone or left out by dates; never those of kept ones), and, for
+/// --check, the gone photos' names in a temporary file.
 package final class PlanFeed: IteratorProtocol {
     private var join: PlanJoin
     /// Steps taken and not yet recorded, in order.
     private var pending: [PlanWork] = []
     /// How many manifest entries (photos and problems) it has given.
     package private(set) var count = 0
-    /// --prune: crops the last run wrote that this run may not write again.
+    /// Crops the last run wrote that this run may not write again (nil:
+    /// --check, --dry-run). Those of photos not found, or left out by
+    /// dates, only with --prune: --no-prune keeps them (those not found
+    /// with their records, `PlanJoin.Rules.keepMissing`).
     package private(set) var pruneCandidates: Set<String>?
+    private let pruneGone: Bool
     /// --check / --dry-run: the photos recorded with these settings and gone.
     package private(set) var gone: GoneList?
 
-    package init(_ join: PlanJoin, prune: Bool, listGone: Bool, journalCrops: [String]) {
+    package init(_ join: PlanJoin, prune: Bool, pruneGone: Bool = true, listGone: Bool, journalCrops: [String]) {
         self.join = join
+        self.pruneGone = pruneGone
         if prune { pruneCandidates = Set(journalCrops) }
         if listGone { gone = GoneList() }
     }
@@ -30,7 +35,7 @@ package final class PlanFeed: IteratorProtocol {
         while let step = join.next() {
             switch step {
             case .gone(let record, let reported, let crops):
-                pruneCandidates?.formUnion(crops)
+                if pruneGone { pruneCandidates?.formUnion(crops) }
                 if reported { gone?.append(record) }
             case .work(let work):
                 pruneCandidates?.formUnion(work.oldCrops)
@@ -54,9 +59,10 @@ package final class PlanFeed: IteratorProtocol {
     package func recorded() { pending.removeFirst() }
 
     /// The oldest taken step is left out of the dataset (`--since` /
-    /// `--until`): not recorded, and the crops of its kept record go with --prune.
+    /// `--until`): not recorded, and the crops of its kept record go with
+    /// --prune (--no-prune keeps them, as docs/libraries.md says).
     package func leftOut(_ record: PhotoRecord) {
-        pruneCandidates?.formUnion(record.crops)
+        if pruneGone { pruneCandidates?.formUnion(record.crops) }
         pending.removeFirst()
     }
 

@@ -22,6 +22,8 @@ package struct PlanWork {
     /// Crops the last run recorded for this photo, whatever its settings
     /// (none when the record is kept as it is).
     package var oldCrops: [String] = []
+    /// The photo's record was marked missing (`--no-prune`), and the walk finds it again.
+    package var foundAgain = false
 }
 
 /// The plan as a merge-join of two streams in manifest order: the walk
@@ -32,8 +34,12 @@ package struct PlanWork {
 /// wins over the state, as it is newer.
 package struct PlanJoin: IteratorProtocol {
     package struct Rules {
-        /// --overwrite: no earlier record is kept.
+        /// --overwrite: no earlier record is kept (but the photo's record
+        /// stands in for it when the photo cannot be read, `ReadFailure`).
         package var overwrite = false
+        /// --no-prune: a record of a photo not found now is kept, marked
+        /// missing (errors aside, which name no crop); not for the guard's tally.
+        package var keepMissing = false
         /// Photos that failed before are tried again (not for --check).
         package var retryErrors = true
         /// Whether the state file was made with the current settings.
@@ -182,6 +188,17 @@ package struct PlanJoin: IteratorProtocol {
         if Self.covered(record.source, by: unreadable), let kept = keepable(record) {
             return .work(PlanWork(item: .kept(kept.record), earlier: kept.record, oldCrops: kept.oldCrops))
         }
+        // Kept in the place of its input given now (records of a label no
+        // input has now go: they would come after every input's, out of order).
+        if rules.keepMissing, labels.indices.contains(input), labels[input] == record.label, let kept = keepable(record) {
+            guard kept.record.status != .error else {
+                return .gone(kept.record, reported: true, crops: kept.record.crops + kept.oldCrops)
+            }
+            var missing = kept.record
+            missing.missing = true
+            missing.input = input
+            return .work(PlanWork(item: .kept(missing), earlier: missing, oldCrops: kept.oldCrops))
+        }
         if let newer = journal.removeValue(forKey: record.key) {
             return .gone(newer, reported: true, crops: newer.crops + record.crops)
         }
@@ -191,11 +208,22 @@ package struct PlanJoin: IteratorProtocol {
     /// What to do with a photo found now, given its state record if any.
     private mutating func work(_ photo: Photo, state: PhotoRecord?) -> PlanWork {
         let newer = journal.removeValue(forKey: Photo.key(label: photo.label, source: photo.source))
-        let loaded = newer ?? (rules.stateCurrent ? state : nil)
-        let oldCrops = (state?.crops ?? []) + (newer?.crops ?? [])
+        var loaded = newer ?? (rules.stateCurrent ? state : nil)
+        // Marked missing by an earlier run: found again, it is the photo it was.
+        let foundAgain = loaded?.missing ?? false
+        loaded?.missing = false
+        var work = work(photo, loaded: loaded, oldCrops: (state?.crops ?? []) + (newer?.crops ?? []), newer: newer, state: state)
+        work.foundAgain = foundAgain
+        return work
+    }
+
+    private func work(_ photo: Photo, loaded: PhotoRecord?, oldCrops: [String], newer: PhotoRecord?, state: PhotoRecord?)
+        -> PlanWork
+    {
         guard !rules.overwrite, let record = loaded else {
             let reason = rules.overwrite && loaded != nil ? "overwrite" : nil
-            return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: nil, oldCrops: oldCrops)
+            // --overwrite: the record stays what a run keeps if the photo cannot be read now.
+            return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: loaded, oldCrops: oldCrops)
         }
         // A failure recorded without a hash (an empty file) is unchanged
         // for --check when its size and time are.

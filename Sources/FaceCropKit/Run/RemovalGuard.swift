@@ -16,6 +16,11 @@ import FaceCropOutput
 /// The guard walks the plan once before the run (the walk joined with the
 /// state, as the run does): the library is walked twice. Removed crops are
 /// deleted, not kept aside (see docs/faq.md), so the guard is the only undo.
+///
+/// `--no-prune` removes nothing, but marks the photos not found missing:
+/// a drive not mounted would turn the whole dataset into missing photos,
+/// so the same guard stops it, counting the crops that would be newly
+/// marked (those marked by an earlier run count as held only).
 package enum RemovalGuard {
     /// What the plan would remove, counted in crops.
     package struct Tally: Equatable {
@@ -47,7 +52,7 @@ package enum RemovalGuard {
 
     /// Counts what `join` would remove: crops of gone records against every
     /// crop the state and the journal hold; `labels` are the inputs' labels.
-    package static func tally(_ join: inout PlanJoin, labels: [String]) -> Tally {
+    package static func tally(_ join: inout PlanJoin, labels: [String], keepsMissing: Bool = false) -> Tally {
         var tally = Tally()
         var found: Set<String> = []
         var heldBy: [String: Int] = [:]
@@ -56,6 +61,8 @@ package enum RemovalGuard {
             case .gone(let record, _, let crops):
                 let unique = Set(crops).count
                 tally.held += unique
+                // --no-prune: already missing, it stays so; nothing new is lost.
+                if keepsMissing && record.missing { continue }
                 tally.removed += unique
                 heldBy[record.label, default: 0] += unique
                 if unique > 0 {
@@ -84,7 +91,7 @@ package enum RemovalGuard {
 
     /// The guard's message (the whole of it, after "facecrop: error: "):
     /// how many crops would go, from which folders, and what to do.
-    package static func message(_ tally: Tally, inputs: [String]) -> String {
+    package static func message(_ tally: Tally, inputs: [String], keepsMissing: Bool = false) -> String {
         let labels = PhotoFinder.labels(for: inputs)
         // A folder as the user knows it: under its input's path, or its label when no input has it now.
         func shown(_ folder: Folder) -> String {
@@ -100,10 +107,8 @@ package enum RemovalGuard {
         for label in tally.emptyInputs {
             if let index = labels.firstIndex(of: label) { why.append("all of those of the input '\(inputs[index])', where no photo is found now") }
         }
-        var lines = [
-            "this run would remove \(tally.removed) of the dataset's \(tally.held) crops, those of the photos not found now "
-                + "(\(why.joined(separator: "; "))). Nothing was changed. By folder:"
-        ]
+        let action = keepsMissing ? "mark \(tally.removed) of the dataset's \(tally.held) crops missing" : "remove \(tally.removed) of the dataset's \(tally.held) crops"
+        var lines = ["this run would \(action), those of the photos not found now (\(why.joined(separator: "; "))). Nothing was changed. By folder:"]
         let folders = tally.folders.keys.sorted {
             $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) || ($0.name == $1.name && $0.label < $1.label)
         }
@@ -115,24 +120,26 @@ package enum RemovalGuard {
         }
         lines.append(
             "If a drive or share is not mounted, mount it and run again. If the photos are really gone, run again with "
-                + "--allow-removals: their crops and manifest lines are then deleted, and cannot be brought back.")
+                + (keepsMissing
+                    ? "--allow-removals: with --no-prune their crops and manifest lines are kept, marked missing."
+                    : "--allow-removals: their crops and manifest lines are then deleted, and cannot be brought back."))
         return lines.joined(separator: "\n")
     }
 
     /// Step 2's guard, before anything is written (the deleted crops'
     /// rejections included): throws `removalsRefused` for a run; for
     /// `--dry-run`, says on stderr that a run would stop. Nothing to guard
-    /// with `--no-prune`, `--allow-removals`, `--check` or no earlier state.
+    /// with `--allow-removals`, `--check` or no earlier state.
     package static func check(_ setup: RunSetup, state: StateIndex, journal: JournalContents) throws(FaceCropError) {
         let options = setup.options
-        guard options.prune, !options.allowRemovals, !options.check, state.settingsHash != nil else { return }
+        guard !options.allowRemovals, !options.check, state.settingsHash != nil else { return }
         var rules = PlanJoin.Rules(overwrite: options.overwrite, stateCurrent: state.settingsHash == setup.settingsHash)
         if let shard = options.shard { rules.owns = { shard.owns(label: $0, source: $1) } }
         rules.follow(setup.settings)
         var join = try Plan.join(setup, state: state, journal: journal, rules: rules)
-        let tally = tally(&join, labels: PhotoFinder.labels(for: options.inputs))
+        let tally = tally(&join, labels: PhotoFinder.labels(for: options.inputs), keepsMissing: !options.prune)
         guard tally.refused else { return }
-        let text = message(tally, inputs: options.inputs)
+        let text = message(tally, inputs: options.inputs, keepsMissing: !options.prune)
         guard !options.dryRun else {
             Terminal.stderr("facecrop: note: a run would stop here (exit \(ExitStatus.removalsRefused)): \(text)\n")
             return

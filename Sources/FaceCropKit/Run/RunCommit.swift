@@ -72,11 +72,11 @@ package enum RunCommit {
         // Near-duplicates are grouped over the whole dataset; shards
         // write every crop and `merge` groups them.
         if let threshold = setup.settings.dedup, setup.options.shard == nil, processed.completed {
-            let reused = counts.reused
+            let (reused, unreadable) = (counts.reused, counts.unreadable)
             counts = try DedupStep.run(
                 store: setup.store, output: setup.output, threshold: threshold, split: setup.settings.split,
                 settingsHash: setup.settingsHash, settings: setup.described, temporaries: files.temporaries)
-            counts.reused = reused
+            (counts.reused, counts.unreadable) = (reused, unreadable)
         }
         // People are grouped over the whole dataset too.
         if grouping {
@@ -86,6 +86,7 @@ package enum RunCommit {
                 settings: setup.described, temporaries: files.temporaries, previous: previous,
                 curation: .init(split: settings.split, splitByPerson: settings.splitByPerson, keep: Set(settings.keepPerson)),
                 people: .init(file: setup.people, path: setup.peoplePath, quiet: setup.options.quiet))
+            counts.unreadable = processed.counts.unreadable
         }
     }
 }

@@ -50,6 +50,7 @@ package enum RunPipeline {
             if let earlier = ReadFailure.keeps(record, work: feed.oldest, output: setup.output) {
                 await progress.say("facecrop: error: " + ReadFailure.message(record))
                 processed.keptUnread += 1
+                processed.counts.unreadable += 1
                 (record, kept) = (earlier, true)
             }
             if case .outputFull? = record.error {
