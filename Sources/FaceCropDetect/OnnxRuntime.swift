@@ -49,9 +49,9 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// the kernel and gave them back: on 26 photos of 12 MP made from the
     /// development set (crowds: a first pass and up to 9 tiles each, 1280 x
     /// 1280), --jobs 2, 7.3 M minor page faults and as much system time as
-    /// user time (16.9 against 17.9 s); with it 1.0 M faults, 2.6 s of
-    /// system time, the same faces, for a peak RSS of 321-341 MiB against
-    /// 294 (docs/measurements.md, "CenterFace's memory arena"). A YuNet
+    /// user time (16.9 against 17.9 s); with it 1.0 M faults, 2.6-2.8 s of
+    /// system time, the same faces, for a peak RSS of 313-327 MiB against
+    /// 286-299 (docs/measurements.md, "CenterFace's memory arena"). A YuNet
     /// session at 1024 x 768 keeps 36 MiB without it against 66 with it
     /// (docs/centerface.md, "YuNet: memory and CPU"), and the descriptor
     /// runs on small chips: theirs stays off.
