@@ -234,6 +234,49 @@ extern "C" size_t CFaceDetect_OnnxSessionInputShape(const CFaceDetect_OnnxSessio
     return session->inputShape.size();
 }
 
+namespace {
+
+// Whether every one of `names` is an output of the model: the message of
+// the first that is not, or empty.
+std::string unknownOutput(const CFaceDetect_OnnxSession &session, const char *const *names, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        bool known = false;
+        for (const auto &name : session.outputs) known = known || (names[i] && name == names[i]);
+        if (!known) return std::string("the model has no output '") + (names[i] ? names[i] : "") + "'";
+    }
+    return {};
+}
+
+// Copies the float tensor `value` (the output called `name`) into `into`,
+// whose values the caller frees (CFaceDetect_OnnxOutputsFree).
+void copyOutput(const ort::Api &api, ort::Value *value, const char *name, CFaceDetect_OnnxOutput &into) {
+    const int err = CFaceDetect_RuntimeError;
+    int tensor = 0;
+    check(api, api.isTensor(value, &tensor), err, "ONNX Runtime: output");
+    Owned<ort::TensorTypeAndShapeInfo> shapeInfo(api);
+    check(api, api.typeAndShape(value, &shapeInfo.p), err, "ONNX Runtime: output shape");
+    ort::ElementType type{};
+    size_t rank = 0, count = 0;
+    check(api, api.elementType(shapeInfo.p, &type), err, "ONNX Runtime: output type");
+    check(api, api.dimensionsCount(shapeInfo.p, &rank), err, "ONNX Runtime: output rank");
+    if (!tensor || type != ort::ElementFloat || rank > 8) {
+        throw Failure(err, std::string("ONNX Runtime: output '") + name + "' is not a float tensor of rank 8 or less");
+    }
+    check(api, api.dimensions(shapeInfo.p, into.shape, rank), err, "ONNX Runtime: output shape");
+    check(api, api.elementCount(shapeInfo.p, &count), err, "ONNX Runtime: output size");
+    void *data = nullptr;
+    check(api, api.tensorData(value, &data), err, "ONNX Runtime: output data");
+    into.rank = rank;
+    if (count > 0) {
+        into.values = static_cast<float *>(std::malloc(count * sizeof(float)));
+        if (!into.values) throw std::bad_alloc();
+        std::memcpy(into.values, data, count * sizeof(float));
+    }
+    into.count = count;
+}
+
+} // namespace
+
 extern "C" int CFaceDetect_OnnxSessionRun(CFaceDetect_OnnxSession *session, const float *input, int channels,
                                           int height, int width, const char *const *output_names,
                                           size_t output_count, CFaceDetect_OnnxOutput *outputs, char **message) {
@@ -245,15 +288,8 @@ extern "C" int CFaceDetect_OnnxSessionRun(CFaceDetect_OnnxSession *session, cons
             output_count < 1) {
             return report(CFaceDetect_BadArgument, message, "bad arguments to the ONNX run");
         }
-        for (size_t i = 0; i < output_count; i++) {
-            bool known = false;
-            for (const auto &name : session->outputs) known = known || (output_names[i] && name == output_names[i]);
-            if (!known) {
-                return report(CFaceDetect_BadArgument, message,
-                              std::string("the model has no output '") + (output_names[i] ? output_names[i] : "") +
-                                  "'");
-            }
-        }
+        const std::string unknown = unknownOutput(*session, output_names, output_count);
+        if (!unknown.empty()) return report(CFaceDetect_BadArgument, message, unknown);
         const ort::Api &api = session->runtime->api;
         const int err = CFaceDetect_RuntimeError;
         const int64_t shape[4] = {1, channels, height, width};
@@ -276,31 +312,7 @@ extern "C" int CFaceDetect_OnnxSessionRun(CFaceDetect_OnnxSession *session, cons
         const ort::Value *inputs[1] = {in.p};
         check(api, api.run(session->session, &inputName, inputs, 1, output_names, output_count, out.data()), err,
               "ONNX Runtime");
-        for (size_t i = 0; i < output_count; i++) {
-            int tensor = 0;
-            check(api, api.isTensor(out[i], &tensor), err, "ONNX Runtime: output");
-            Owned<ort::TensorTypeAndShapeInfo> shapeInfo(api);
-            check(api, api.typeAndShape(out[i], &shapeInfo.p), err, "ONNX Runtime: output shape");
-            ort::ElementType type{};
-            size_t rank = 0, count = 0;
-            check(api, api.elementType(shapeInfo.p, &type), err, "ONNX Runtime: output type");
-            check(api, api.dimensionsCount(shapeInfo.p, &rank), err, "ONNX Runtime: output rank");
-            if (!tensor || type != ort::ElementFloat || rank > 8) {
-                throw Failure(err, std::string("ONNX Runtime: output '") + output_names[i] +
-                                       "' is not a float tensor of rank 8 or less");
-            }
-            check(api, api.dimensions(shapeInfo.p, outputs[i].shape, rank), err, "ONNX Runtime: output shape");
-            check(api, api.elementCount(shapeInfo.p, &count), err, "ONNX Runtime: output size");
-            void *data = nullptr;
-            check(api, api.tensorData(out[i], &data), err, "ONNX Runtime: output data");
-            outputs[i].rank = rank;
-            if (count > 0) {
-                outputs[i].values = static_cast<float *>(std::malloc(count * sizeof(float)));
-                if (!outputs[i].values) throw std::bad_alloc();
-                std::memcpy(outputs[i].values, data, count * sizeof(float));
-            }
-            outputs[i].count = count;
-        }
+        for (size_t i = 0; i < output_count; i++) copyOutput(api, out[i], output_names[i], outputs[i]);
         return CFaceDetect_OK;
     });
 }

@@ -27,7 +27,7 @@ package final class CenterFace: @unchecked Sendable {
 
     package init(path: String, runtime: OnnxRuntime) throws(FaceCropError) {
         self.runtime = runtime
-        var options = OnnxRuntime.sessionOptions()
+        var options = OnnxRuntime.sessionOptions(arena: true)
         handle = try openHandle({
             CFaceDetect_CenterFaceNewOnnx(runtime.pointer, path, &options, CFaceDetect_CanvasLadder, &$0, &$1)
         }) { reason in

@@ -39,20 +39,26 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// The settings' `runtime` member of a network that runs here.
     package static var settingsValue: String { "onnxruntime \(release)" }
 
-    /// The detectors' session settings (YuNet's and CenterFace's; the face
-    /// descriptor takes them with one thread, `Embedder`): a pass
-    /// on every active core; threads that sleep between passes (spinning
-    /// cost more CPU and time on a shared machine); the memory arena off.
-    /// On 20 photos of 12 MP at --jobs 2 (a 1280 x 960 canvas) the arena
-    /// kept CenterFace's peak RSS at 328 MiB against 259 without, for 22 %
-    /// less CPU (6.1 against 8.2 s); the int8 model 242 against 191 MiB
-    /// (docs/centerface.md, "facecrop on ONNX Runtime"). A YuNet session at
-    /// 1024 x 768 kept 36 MiB without it against 66 with it ("YuNet: memory
-    /// and CPU").
-    package static func sessionOptions() -> CFaceDetect_OnnxOptions {
+    /// The networks' session settings: a pass on every active core (the
+    /// face descriptor takes one thread, `Embedder`); threads that sleep
+    /// between passes (spinning cost more CPU and time on a shared machine);
+    /// the runtime's memory arena on for CenterFace (`arena`) and off for
+    /// the others.
+    ///
+    /// Without its arena, every CenterFace pass took its buffers fresh from
+    /// the kernel and gave them back: on 26 photos of 12 MP made from the
+    /// development set (crowds: a first pass and up to 9 tiles each, 1280 x
+    /// 1280), --jobs 2, 7.3 M minor page faults and as much system time as
+    /// user time (16.9 against 17.9 s); with it 1.0 M faults, 2.6-2.8 s of
+    /// system time, the same faces, for a peak RSS of 313-327 MiB against
+    /// 286-299 (docs/measurements.md, "CenterFace's memory arena"). A YuNet
+    /// session at 1024 x 768 keeps 36 MiB without it against 66 with it
+    /// (docs/centerface.md, "YuNet: memory and CPU"), and the descriptor
+    /// runs on small chips: theirs stays off.
+    package static func sessionOptions(arena: Bool = false) -> CFaceDetect_OnnxOptions {
         CFaceDetect_OnnxOptions(
             intra_op_threads: Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)), optimization_level: 99,
-            allow_spinning: 0, memory_arena: 0)
+            allow_spinning: 0, memory_arena: arena ? 1 : 0)
     }
 
     /// The process's runtime: loaded at the first call (from the first
