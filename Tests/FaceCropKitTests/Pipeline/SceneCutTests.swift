@@ -131,9 +131,9 @@ struct SceneCutTests {
         #expect(tracker.cuts == 1)
     }
 
-    /// Which frames are cuts, by their changes from the frame before:
-    /// a change standing out 3 times against 4 frames each side, at least
-    /// 1; two within 3 frames of each other (a flash) are none.
+    /// Which frames are cuts, by their changes from the frame before: a
+    /// change at least 2, 3 times the mean of 4 frames each side and 1.5
+    /// times the largest of them.
     @Test(arguments: [
         ([0, 0.01, 0.02, 0.01, 4.2, 0.01, 0.02, 0.01, 0.01], [4]),  // a cut between similar pictures
         ([0, 0.01, 0.02, 0.01, 0.6, 0.01, 0.02, 0.01, 0.01], []),  // under the least change
@@ -141,6 +141,9 @@ struct SceneCutTests {
         ([0, 2, 2.5, 2, 2.4, 5, 2.2, 2.6, 2, 2.3], []),  // a jolt in a pan
         ([0, 0, 0, 0, 81, 81, 0, 0, 0, 0], []),  // one white frame and back
         ([0, 0, 0, 0, 81, 0, 81, 0, 0, 0], []),  // two white frames
+        ([0, 0.3, 3.2, 0.3, 0.2, 3.1, 0.3, 0.3, 0.2, 3.0, 0.3], []),  // encoded noise in bursts
+        ([0, 0.3, 3.2, 0.3, 0.2, 17.5, 0.3, 0.3, 0.2, 3.0, 0.3], [5]),  // a cut in that noise
+        ([0, 0.3, 0.2, 0.3, 0.3, 1.2, 0.3, 0.2, 0.3, 0.3], []),  // a slow zoom's pixel step
         ([0, 0, 0, 2, 2, 2, 2, 2, 0, 0], []),  // a cross-fade
         ([0, 30, 0, 0, 0, 0], [1]),  // a cut at the second frame
         ([9, 0, 0, 0], []),  // the first frame is never a cut
