@@ -116,9 +116,15 @@ package struct VideoInfo: Sendable, Equatable {
     /// Samples that began a new shot, where every track ended (`cuts`); nil
     /// in a record made before cuts were found between samples.
     package var cuts: Int?
+    /// How the cuts were found (`cuts_by`): `contrast` (`CutFinder`,
+    /// since 2026-12-06); nil in a record whose cuts were found by a level
+    /// (a scene score above 0.3), which missed cuts between similar pictures.
+    package var cutsBy: String?
+    /// What a video read now records as `cutsBy`.
+    package static let cutsByNow = "contrast"
 
-    package init(duration: Double, samples: Int, fullFrames: Int? = nil, cuts: Int? = nil) {
-        (self.duration, self.samples, self.fullFrames, self.cuts) = (duration, samples, fullFrames, cuts)
+    package init(duration: Double, samples: Int, fullFrames: Int? = nil, cuts: Int? = nil, cutsBy: String? = nil) {
+        (self.duration, self.samples, self.fullFrames, self.cuts, self.cutsBy) = (duration, samples, fullFrames, cuts, cutsBy)
     }
 }
 

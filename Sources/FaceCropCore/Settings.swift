@@ -32,7 +32,9 @@ public struct Options: Sendable, Equatable {
     public var margin = 0.4
     public var faces = FaceSelection.all
     public var minFace = 48
-    public var pad = PadMode.edge
+    /// `inside` by default: no crop shows a band of copied edge pixels
+    /// (docs/manual.md, Crops at the photo's edge).
+    public var pad = PadMode.inside
     public var format = OutputFormat.jpg
     public var quality = 90
     public var cascade: String?

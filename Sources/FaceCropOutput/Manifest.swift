@@ -38,6 +38,7 @@ package enum Manifest {
             last.append(("samples", .int(video.samples)))
             if let frames = video.fullFrames { last.append(("full_frames", .int(frames))) }
             if let cuts = video.cuts { last.append(("cuts", .int(cuts))) }
+            if let rule = video.cutsBy { last.append(("cuts_by", .string(rule))) }
         }
         // --no-prune: a photo not found now, its lines kept (last, so that
         // without it they are the bytes they were).
@@ -146,7 +147,7 @@ package enum Manifest {
         record.taggedFacesFound = first.taggedFacesFound ?? 0
         record.missing = first.missing ?? false
         if let duration = first.duration, let samples = first.samples {
-            record.video = VideoInfo(duration: duration, samples: samples, fullFrames: first.fullFrames, cuts: first.cuts)
+            record.video = VideoInfo(duration: duration, samples: samples, fullFrames: first.fullFrames, cuts: first.cuts, cutsBy: first.cutsBy)
         }
         guard record.status == .ok else { return true }
         var faces: [FaceRecord] = []
@@ -209,6 +210,7 @@ package enum Manifest {
         var samples: Int?
         var fullFrames: Int?
         var cuts: Int?
+        var cutsBy: String?
         var time: Double?
         var frame: Int?
         var track: Int?

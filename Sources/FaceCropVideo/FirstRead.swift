@@ -22,9 +22,14 @@ package struct FirstRead {
     private let video: VideoInput
     private let detector: Detector
     private let cores: CoreShare?
-    private var tracker: Tracker
-    /// Samples that began a new shot (`Tracker.cuts`).
-    package var cuts: Int { tracker.cuts }
+    /// Samples that began a new shot (`Tracker.cuts`), once `track` has run.
+    package private(set) var cuts = 0
+    /// What the tracker needs of each sample, in presentation order: its
+    /// faces' boxes and where they are in `faces`, its picture's gray
+    /// histogram, its place among the decoded frames. Tracks are linked
+    /// once the video is read: a cut near a sample is known only from the
+    /// frames after it (`CutFinder`).
+    private var seen: [(boxes: [PixelRect], first: Int, histogram: [Double], decoded: Int)] = []
     /// Every face found, in presentation order.
     package var faces: [FaceRecord] = []
     /// The samples with faces.
@@ -36,15 +41,14 @@ package struct FirstRead {
     package var photoHash: PerceptualHash?
     /// The frames of one batch, one for each core it could borrow.
     private var batch: [(pts: Int, pixels: [UInt8])] = []
-    /// Each batched frame's scene score (`VideoFrame.scene`).
-    private var scenes: [Double] = []
+    /// Each batched frame's place among the decoded frames (`VideoFrame.decoded`).
+    private var decoded: [Int] = []
     private var helpers: [Detector] = []
 
     private init(_ video: VideoInput, detector: Detector, cores: CoreShare?) {
         self.video = video
         self.detector = detector
         self.cores = cores
-        tracker = Tracker(cutScene: video.settings.video.sceneThreshold ?? VideoSampling.defaultSceneThreshold)
     }
 
     /// Reads every sample `reader` gives and detects, tracks and names its faces.
@@ -68,6 +72,25 @@ package struct FirstRead {
         return read
     }
 
+    /// Links the faces of every sample into tracks, in presentation order,
+    /// each track ended at a cut: a frame since the sample before, or the
+    /// sample itself, that `CutFinder` finds in `changes` (every decoded
+    /// frame's change), or a sample whose picture differs from the one
+    /// before as a whole (`Tracker`).
+    package mutating func track(_ changes: [Double]) {
+        let isCut = CutFinder.cuts(changes)
+        var tracker = Tracker()
+        var after = -1
+        for sample in seen {
+            let through = min(sample.decoded, isCut.count - 1)
+            let cut = after < through && isCut[(after + 1)...through].contains(true)
+            after = max(after, through)
+            let ids = tracker.assign(sample.boxes, histogram: sample.histogram, cut: cut)
+            for (offset, id) in ids.enumerated() { faces[sample.first + offset].video?.track = id }
+        }
+        cuts = tracker.cuts
+    }
+
     /// One sample into the batch, borrowing cores for a new batch.
     private mutating func add(_ frame: VideoFrame, _ pixels: UnsafeRawBufferPointer) throws(FaceCropError) {
         samples += 1
@@ -79,7 +102,7 @@ package struct FirstRead {
         }
         if batch.isEmpty, let cores { helpers = cores.borrow(cores.jobs - 1, like: detector) }
         batch.append((frame.pts, Array(pixels)))
-        scenes.append(frame.scene)
+        decoded.append(frame.decoded)
     }
 
     /// Detects the batch's frames at once, then tracks and names their faces in order.
@@ -88,7 +111,7 @@ package struct FirstRead {
             cores?.giveBack(helpers)
             helpers = []
             batch = []
-            scenes = []
+            decoded = []
         }
         let detected = FrameDetection.detect(
             batch, size: video.small, full: video.full, detectors: [detector] + helpers, settings: video.settings,
@@ -96,15 +119,15 @@ package struct FirstRead {
         for (index, (frame, found)) in zip(batch, detected).enumerated() {
             if let failure = found.failure { throw failure }
             if photoHash == nil { photoHash = found.hash }
-            let tracks = tracker.assign(found.found.map(\.box), gray: found.gray, scene: scenes[index])
+            seen.append((found.found.map(\.box), faces.count, Tracker.histogram(found.gray), decoded[index]))
             guard !found.found.isEmpty else { continue }
-            take(found.found, pts: frame.pts, tracks: tracks)
+            take(found.found, pts: frame.pts)
         }
     }
 
     /// A sample's faces: placed and rated as a photo's, each a record with
     /// its time, frame and track; its crop is named, not cut.
-    private mutating func take(_ found: [FoundFace], pts: Int, tracks: [Int]) {
+    private mutating func take(_ found: [FoundFace], pts: Int) {
         let settings = video.settings
         let ticks = pts - video.origin
         var found = found
@@ -117,7 +140,8 @@ package struct FirstRead {
         for (index, face) in found.enumerated() {
             var record = FaceRecord(
                 index: index, found: face, placed: placement.faces[index], status: statuses[index], target: settings.target)
-            record.video = VideoFace(time: VideoStage.time(ticks, probe: video.probe), frame: number, track: tracks[index])
+            // The track is linked once the video is read (`track`).
+            record.video = VideoFace(time: VideoStage.time(ticks, probe: video.probe), frame: number, track: 0)
             if settings.video.perTrack != nil {
                 let frontality = TrackQuality.frontality(face.landmarks)
                 record.video?.frontality = frontality

@@ -7,9 +7,9 @@ package struct VideoFrame {
     package var pts: Int
     package var width: Int
     package var height: Int
-    /// The first read's: the highest ffmpeg scene score of the frames
-    /// decoded since the sample before, through this one (0 in the second read).
-    package var scene = 0.0
+    /// The first read's: the frame's place among the decoded frames whose
+    /// change the log has (`ShowInfoLog.changes`; -1 in the second read).
+    package var decoded = -1
 }
 
 /// Reads a video's sampled frames from an ffmpeg subprocess: raw RGB on its
@@ -65,8 +65,8 @@ package final class FrameReader {
 
     deinit { cancel() }
 
-    /// ffmpeg's filter graph: the scene score of every decoded frame
-    /// printed (the first read only: cuts end tracks), sample
+    /// ffmpeg's filter graph: the change of every decoded frame from the
+    /// one before printed (the first read only: cuts end tracks), sample
     /// (`VideoSampling`; or, with `only`, take exactly the frames of those
     /// pts, sorted), tone-map HDR, scale to `size`.
     package static func filters(_ probe: VideoProbe, settings: VideoSettings, size: (width: Int, height: Int), only: [Int]? = nil)
@@ -76,7 +76,7 @@ package final class FrameReader {
         if let only {
             chain.append("select='\(exactSelect(only))'")
         } else {
-            chain += [VideoSampling.scoreEveryFrame, "metadata=print:key=lavfi.scene_score", VideoSampling.select(settings)]
+            chain += [VideoSampling.changeOfEveryFrame, "metadata=print:key=lavfi.scd.mafd", VideoSampling.select(settings)]
         }
         chain.append("showinfo=checksum=0")
         chain += probe.toneMap
@@ -117,14 +117,14 @@ package final class FrameReader {
         }
         if filled == 0 { return false }
         guard filled == count else { throw VideoMessage.frameCutShort(source, details: log.failure()) }
-        guard let (pts, scene) = log.sample(index) else {
+        guard let (pts, decoded) = log.sample(index) else {
             throw VideoMessage.noTime(source, frame: String(index), details: log.failure())
         }
         index += 1
         var failure: FaceCropError?
         buffer.withUnsafeBytes { raw in
             do throws(FaceCropError) {
-                try body(VideoFrame(pts: pts, width: width, height: height, scene: scene), raw)
+                try body(VideoFrame(pts: pts, width: width, height: height, decoded: decoded), raw)
             } catch {
                 failure = error
             }
@@ -132,6 +132,10 @@ package final class FrameReader {
         if let failure { throw failure }
         return true
     }
+
+    /// The first read's: every decoded frame's change from the one before
+    /// (`ShowInfoLog.changes`), once ffmpeg has ended.
+    package func changes() -> [Double] { log.changes() }
 
     /// Waits for ffmpeg; throws unless it read the video to its end.
     package func finish() throws(FaceCropError) {
@@ -151,17 +155,18 @@ package final class FrameReader {
 }
 
 /// ffmpeg's stderr, read line by line on a thread: the pts of each frame
-/// `showinfo` passed, the highest scene score `metadata` printed since the
-/// frame before it, and the last error lines. ffmpeg's filters run in
-/// order on one thread: a frame's score is printed before `select` passes
-/// it to `showinfo`.
+/// `showinfo` passed, the change of every decoded frame `metadata` printed,
+/// and the last error lines. ffmpeg's filters run in order on one thread:
+/// a frame's change is printed before `select` passes it to `showinfo`.
 package final class ShowInfoLog: @unchecked Sendable {
     // Sendable by its condition: every member is touched only while it is held.
     private let condition = NSCondition()
     private var times: [Int] = []
-    private var scenes: [Double] = []
-    /// The highest score since the last frame `showinfo` passed.
-    private var scene = 0.0
+    /// Each sample's place in `changed`.
+    private var decoded: [Int] = []
+    /// Every decoded frame's change from the one before (scdet's mean
+    /// absolute difference, 0...100), in decoding order.
+    private var changed: [Double] = []
     private var errors: [String] = []
     private var ended = false
     /// The path ffmpeg was given, which its messages name instead of the video's.
@@ -196,13 +201,12 @@ package final class ShowInfoLog: @unchecked Sendable {
         if line.contains("Parsed_showinfo"), line.contains(" n:"), let pts = Self.pts(in: line) {
             condition.lock()
             times.append(pts)
-            scenes.append(scene)
-            scene = 0
+            decoded.append(changed.count - 1)
             condition.broadcast()
             condition.unlock()
-        } else if let score = Self.sceneScore(in: line) {
+        } else if let change = Self.frameChange(in: line) {
             condition.lock()
-            scene = max(scene, score)
+            changed.append(change)
             condition.unlock()
         } else if line.contains("[error]") || line.contains("[fatal]") {
             condition.lock()
@@ -220,23 +224,32 @@ package final class ShowInfoLog: @unchecked Sendable {
         return Int(rest.prefix(while: { $0 == "-" || $0.isNumber }))
     }
 
-    /// `[Parsed_metadata_1 @ 0x..] [info] lavfi.scene_score=0.446465` -> 0.446465.
-    package static func sceneScore(in line: String) -> Double? {
-        guard line.contains("Parsed_metadata"), let range = line.range(of: "lavfi.scene_score=") else { return nil }
+    /// `[Parsed_metadata_1 @ 0x..] [info] lavfi.scd.mafd=4.156` -> 4.156.
+    package static func frameChange(in line: String) -> Double? {
+        guard line.contains("Parsed_metadata"), let range = line.range(of: "lavfi.scd.mafd=") else { return nil }
         guard let value = Double(line[range.upperBound...].prefix(while: { !$0.isWhitespace })), value.isFinite else {
             return nil
         }
         return value
     }
 
-    /// The pts of the frame numbered `index` (0-based), and the highest scene
-    /// score since the frame before it, waiting for its line; nil if
-    /// ffmpeg's stderr ended first.
-    package func sample(_ index: Int) -> (pts: Int, scene: Double)? {
+    /// The pts of the frame numbered `index` (0-based), and its place among
+    /// the decoded frames, waiting for its line; nil if ffmpeg's stderr
+    /// ended first.
+    package func sample(_ index: Int) -> (pts: Int, decoded: Int)? {
         condition.lock()
         defer { condition.unlock() }
         while times.count <= index && !ended { condition.wait() }
-        return index < times.count ? (times[index], scenes[index]) : nil
+        return index < times.count ? (times[index], decoded[index]) : nil
+    }
+
+    /// Every decoded frame's change from the one before, once ffmpeg's
+    /// stderr has ended (the cuts near a sample need the frames after it).
+    package func changes() -> [Double] {
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended { condition.wait() }
+        return changed
     }
 
     /// "; <the last error lines>" once stderr has ended ("" without any).

@@ -1,7 +1,7 @@
 /// Links the faces of consecutive samples of a video into tracks: greedy
 /// IoU within a shot, with a short miss allowance; every track ends at a
-/// cut. Pure and deterministic: the same boxes, pictures and scene scores in
-/// the same order give the same track ids.
+/// cut. Pure and deterministic: the same boxes, pictures and cuts in the
+/// same order give the same track ids.
 import FaceCropCore
 import FaceCropImaging
 
@@ -18,11 +18,6 @@ package struct Tracker {
     /// track ends at a cut.
     package static let cutDistance = 0.5
 
-    /// ffmpeg's scene score (a frame's difference from the frame before it,
-    /// 0...1) above which a frame between two samples, or the later sample
-    /// itself, starts a new shot: `--video-scenes`' threshold, else its
-    /// default (docs/video.md, Cuts end tracks).
-    package let cutScene: Double
     /// Samples that began a new shot (the first sample is not counted).
     package private(set) var cuts = 0
     private struct Track {
@@ -37,13 +32,17 @@ package struct Tracker {
     private var histogram: [Double]?
 
     /// The track id of each of one sample's faces (in their order); `gray`
-    /// is the sample's detection-size picture and `scene` the highest scene
-    /// score of the frames since the sample before, through this one: either
+    /// is the sample's detection-size picture, and `cut` whether a frame
+    /// since the sample before, or this one, is a cut (`CutFinder`): either
     /// may say that a cut lies between the two samples.
-    package mutating func assign(_ boxes: [PixelRect], gray: GrayImage, scene: Double = 0) -> [Int] {
+    package mutating func assign(_ boxes: [PixelRect], gray: GrayImage, cut: Bool = false) -> [Int] {
+        assign(boxes, histogram: Self.histogram(gray), cut: cut)
+    }
+
+    /// `assign(_:gray:cut:)` with the picture's `histogram` alone.
+    package mutating func assign(_ boxes: [PixelRect], histogram current: [Double], cut: Bool) -> [Int] {
         sample += 1
-        let current = Self.histogram(gray)
-        if let previous = histogram, Self.distance(previous, current) > Self.cutDistance || scene > cutScene {
+        if let previous = histogram, Self.distance(previous, current) > Self.cutDistance || cut {
             tracks = []
             cuts += 1
         }
@@ -91,9 +90,7 @@ package struct Tracker {
         zip(a, b).reduce(0) { $0 + abs($1.0 - $1.1) } / 2
     }
 
-    package init(cutScene: Double = VideoSampling.defaultSceneThreshold) {
-        self.cutScene = cutScene
-    }
+    package init() {}
 }
 
 /// `--per-track`: how good a crop of a track is.

@@ -14,9 +14,11 @@ package enum VideoSampling {
     /// one: a flash (a white frame and back: two scores of 1) or a burst of
     /// cuts gives a sample, not one a frame.
     package static let sceneGap = 0.5
-    /// Passes every frame, computing its scene score (`lavfi.scene_score`,
-    /// which `metadata=print` then prints): the tracker's cuts.
-    package static let scoreEveryFrame = "select='gte(scene\\,0)'"
+    /// Passes every frame, computing its mean absolute difference from the
+    /// frame before (`lavfi.scd.mafd`, 0...100, which `metadata=print`
+    /// then prints): the changes `CutFinder` finds the tracker's cuts in.
+    /// The threshold of 100 marks no frame; only the values are read.
+    package static let changeOfEveryFrame = "scdet=threshold=100"
 
     /// The `select` filter. Register 0 holds the next sample time: the
     /// first frame at or after it is taken, and the next is the next

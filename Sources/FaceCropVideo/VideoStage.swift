@@ -53,6 +53,7 @@ package struct VideoStage: Sendable {
         }
         var read = try FirstRead.read(video, from: reader, with: detector, stop: stop, cores: cores)
         try reader.finish()
+        read.track(reader.changes())
         Self.chooseTracks(&read.faces, rejections: rejections, sha256: bytes.sha256, perTrack: settings.video.perTrack)
         let second = SecondRead(video: video, writer: writer, stop: stop)
         let fullFrames = try second.cut(&read.faces, pending: read.pending, written: &written, embedder: detector.embedder)
@@ -99,7 +100,7 @@ package struct VideoStage: Sendable {
         if record.status == .ok { record.photoHash = read.photoHash }
         record.video = VideoInfo(
             duration: rounded(video.probe.duration ?? read.lastTime), samples: read.samples, fullFrames: fullFrames,
-            cuts: read.cuts)
+            cuts: read.cuts, cutsBy: VideoInfo.cutsByNow)
         return record
     }
 

@@ -24,7 +24,7 @@ public enum OptionTable {
         .value(["--min-face"], "PX", "Skip faces smaller than this, in pixels of the photo (default 48).") {
             $0.minFace = try OptionValue.int($1, "--min-face", 1...100_000)
         },
-        .value(["--pad"], "edge|black|reflect|inside", "Fill for crops reaching past the photo's edge: its edge pixels, black, or the photo mirrored (blurred with --align ffhq, as FFHQ does); inside: no fill, the square kept inside the photo and shrunk where the photo is smaller (less margin; --align arcface|ffhq fill as edge) (default edge).") {
+        .value(["--pad"], "inside|edge|black|reflect", "Where the margin runs past the photo: inside (default) keeps the square inside the photo, shrunk where the photo is smaller (less margin, recorded as margin_used; --align arcface|ffhq fill as edge); edge, black or reflect fill past the edge with its edge pixels, black, or the photo mirrored (blurred with --align ffhq, as FFHQ does).") {
             $0.pad = try OptionValue.choice($1, "--pad")
         },
         .value(["--format"], "jpg|png|webp", "Crop file format (default jpg).") {

@@ -248,9 +248,11 @@ package struct PlanJoin: IteratorProtocol {
         if rules.recordsMargin, record.faces.contains(where: { $0.marginUsed == nil }) {
             return PlanWork(item: .photo(photo, previous: nil), reason: "no margin_used recorded", earlier: record, oldCrops: oldCrops)
         }
-        if record.status == .ok, let video = record.video, video.cuts == nil {
-            // Tracked before cuts between samples ended tracks.
-            return PlanWork(item: .photo(photo, previous: nil), reason: "tracks not ended at cuts", earlier: record, oldCrops: oldCrops)
+        if record.status == .ok, let video = record.video, video.cuts == nil || video.cutsBy != VideoInfo.cutsByNow {
+            // Tracked before cuts between samples ended tracks, or with cuts
+            // found by a level, which missed those between similar pictures.
+            let reason = video.cuts == nil ? "tracks not ended at cuts" : "cuts not found by contrast"
+            return PlanWork(item: .photo(photo, previous: nil), reason: reason, earlier: record, oldCrops: oldCrops)
         }
         if rules.regroup && record.faces.contains(where: { $0.status == .duplicate || $0.status == .otherPerson }) {
             let reason = record.faces.contains { $0.status == .duplicate } ? "near-duplicates regrouped" : "people regrouped"

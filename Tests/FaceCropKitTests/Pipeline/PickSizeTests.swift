@@ -133,16 +133,33 @@ struct PickSizeTests {
         #expect((alone["picked"] as! [Any]).count + (alone["left_out"] as! [Any]).count == faces)
     }
 
-    /// The main run's `--pad inside` keeps the strip's crop inside it (not
-    /// padded, no copied border) and records the margin it got; its default
-    /// (`edge`) still copies the edge pixels out, as before, and records no
-    /// margin. A dataset whose state lacks `margin_used` (made before it was
-    /// recorded) is processed again, and `--check` says so.
-    @Test func theMainRunKeepsCropsInsideOnRequest() throws {
+    /// At the defaults no crop of a face touching the photo's edge (every
+    /// photo and the video of the edge library) is padded or shows a band of
+    /// copied edge pixels.
+    @Test func noCropAtTheDefaultsHasAStreakedBand() throws {
+        let names = ["hopper-left.jpg", "hopper-top.jpg", "hopper-narrow.jpg", "astro-corner.jpg", "astro-small.jpg", "pair-right.jpg", "hopper.mp4"]
+        let (work, _, dataset) = try dataset(names)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let faces = try readManifest(dataset).filter { $0["crop"] is String }
+        #expect(faces.count >= names.count)
+        for face in faces {
+            #expect(face["padded"] as? Bool == false, "\(face)")
+            #expect(try copiedColumns(dataset.appendingPathComponent(face["crop"] as! String).path, side: 256) == 0, "\(face)")
+        }
+    }
+
+    /// The main run's default (`--pad inside`) keeps the strip's crop
+    /// inside it (not padded, no copied border) and records the margin it
+    /// got; an explicit `--pad edge` (the default before) still copies the
+    /// edge pixels out and records no margin, and a dataset made with it is
+    /// made again at the defaults, `--check` naming the fill. A dataset
+    /// whose state lacks `margin_used` (made before it was recorded) is
+    /// processed again, and `--check` says so.
+    @Test func theMainRunKeepsCropsInsideByDefault() throws {
         let (work, photos, dataset) = try dataset(["hopper-narrow.jpg"])
         defer { try? FileManager.default.removeItem(at: work) }
         let inside = work.appendingPathComponent("inside")
-        let arguments = [photos.path, "-o", inside.path, "-q", "--margin", "0.6", "--pad", "inside"]
+        let arguments = [photos.path, "-o", inside.path, "-q", "--margin", "0.6"]
         let run = try runFaceCrop(arguments)
         #expect(run.status == 0, "\(run.stderr)")
         let face = try #require(try readManifest(inside).first { $0["face"] is Int })
@@ -154,10 +171,20 @@ struct PickSizeTests {
         let expected = ((Double(side) / Double(max(box[2], box[3])) - 1) / 2 * 10_000).rounded() / 10_000
         #expect(expected < 0.6)
         #expect(face["margin_used"] as? Double == expected, "\(face)")
+        // The default dataset (margin 0.4) is not padded either.
         let plain = try #require(try readManifest(dataset).first { $0["face"] is Int })
-        #expect(plain["padded"] as? Bool == true)
-        #expect(plain["margin_used"] == nil)
-        #expect(try copiedColumns(dataset.appendingPathComponent(plain["crop"] as! String).path, side: 256) > 20)
+        #expect(plain["padded"] as? Bool == false)
+        #expect(try copiedColumns(dataset.appendingPathComponent(plain["crop"] as! String).path, side: 256) == 0)
+
+        let edge = work.appendingPathComponent("edge")
+        #expect(try runFaceCrop([photos.path, "-o", edge.path, "-q", "--margin", "0.6", "--pad", "edge"]).status == 0)
+        let streaked = try #require(try readManifest(edge).first { $0["face"] is Int })
+        #expect(streaked["padded"] as? Bool == true)
+        #expect(streaked["margin_used"] == nil)
+        #expect(try copiedColumns(edge.appendingPathComponent(streaked["crop"] as! String).path, side: 256) > 20)
+        let again = try runFaceCrop([photos.path, "-o", edge.path, "--margin", "0.6", "--check"])
+        #expect(again.status == 1)
+        #expect(again.stdout.contains("settings changed: every photo would be processed again (pad: edge -> inside)"), "\(again.stdout)")
 
         let state = inside.appendingPathComponent(".facecrop/state.jsonl")
         // The state keeps each manifest line as a JSON string: its quotes escaped.

@@ -82,9 +82,10 @@ struct QualityTests {
         // A face box of 32 px (the cascade finds it at --min-face 20).
         try copy(grace, to: photos, as: "small.jpg", ["resize", "IN", "OUT", "0.14"])
         try copy(grace, to: photos, as: "jpeg.jpg", ["copy", "IN", "OUT[Q=5]"])
-        // The face near the photo's left edge: its crop reaches past it.
+        // The face near the photo's left edge: its crop reaches past it
+        // under --pad edge (the default, inside, keeps it in the photo).
         try copy(grace, to: photos, as: "edge.jpg", ["crop", "IN", "OUT", "140", "0", "372", "600"])
-        let lines = try faces(photos, work.appendingPathComponent("out"), ["--min-face", "20"])
+        let lines = try faces(photos, work.appendingPathComponent("out"), ["--min-face", "20", "--pad", "edge"])
         func face(_ name: String) throws -> [String: Any] { try #require(lines[name]?.first, "\(name): no face") }
         let original = try face("grace.jpg")
         func number(_ line: [String: Any], _ key: String) -> Double { line[key] as? Double ?? .nan }

@@ -49,7 +49,7 @@ struct AlignOptionTests {
         let help = OptionTable.help
         #expect(help.contains("--align [none|level|arcface|ffhq]"))
         #expect(help.contains("--margin does not apply to arcface and ffhq"))
-        #expect(help.contains("--pad edge|black|reflect"))
+        #expect(help.contains("--pad inside|edge|black|reflect"))
     }
 }
 

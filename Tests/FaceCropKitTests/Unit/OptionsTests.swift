@@ -13,7 +13,7 @@ struct OptionsTests {
         #expect(options.margin == 0.4)
         #expect(options.faces == .all)
         #expect(options.minFace == 48)
-        #expect(options.pad == .edge)
+        #expect(options.pad == .inside)
         #expect(options.format == .jpg)
         #expect(options.quality == 90)
         #expect(options.cascade == nil)
