@@ -92,6 +92,30 @@ struct ReadmeTests {
         }
     }
 
+    /// docs/manual.md's option table is the option table: a row for each
+    /// option, in its order, headed by its names and value as --help shows
+    /// them, and no other row; its table of commands is `Commands.markdown`.
+    @Test func theManualListsEveryOptionAndCommandInTheTablesOrder() throws {
+        let manual = try String(contentsOf: packageRoot.appendingPathComponent("docs/manual.md"), encoding: .utf8)
+        let usage = try #require(manual.range(of: "## Usage\n"))
+        let lines = manual[usage.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+        let options = lines.drop { !$0.hasPrefix("| option |") }.dropFirst(2).prefix { $0.hasPrefix("|") }
+        let labels = options.map { row in
+            String(row.dropFirst(3).prefix { $0 != "`" }).replacingOccurrences(of: "\\|", with: "|")
+        }
+        #expect(labels == OptionTable.all.map(\.label))
+        let commands = lines.drop { !$0.hasPrefix("| command |") }.prefix { $0.hasPrefix("|") }
+        #expect(commands.joined(separator: "\n") + "\n" == Commands.markdown)
+    }
+
+    /// The man page's synopsis names every subcommand.
+    @Test func theManPageNamesEveryCommand() {
+        let page = Manual.page
+        for command in Commands.all {
+            #expect(page.contains("\n.B facecrop \(command.name)"), "the man page lacks facecrop \(command.name)")
+        }
+    }
+
     /// The documentation's "Exit status" table is `ExitStatus.table`, row for row.
     @Test func docsExitStatusesAreTheTable() throws {
         let readme = try documentationText()
