@@ -45,6 +45,8 @@ extension PickCommand {
         if stop.requested != nil { return (written.count, "") }
         writer.removeStale(keeping: written)
         try writer.writeMetadata(written)
+        let card = PickCard.text(written, person: pools.count == 1 ? pools[0].person : nil, dataset: folder)
+        try writingTo(output) { () throws(WriteFailure) in try PickCard.write(card, to: output, temporaries: temporaries) }
         let sheets = try writer.writeSheets(written)
         let request = PickReport.Request(
             dataset: folder, mode: settings.perPerson != nil ? "per_person" : settings.person != nil ? "person" : "photos",
