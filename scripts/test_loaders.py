@@ -3,7 +3,7 @@
 Makes a dataset from Fixtures/ (faces, a photo without a face, an animated
 GIF, a JPEG XL) with the real facecrop binary, then reads it as training code does:
 Hugging Face `datasets` (the dataset card and metadata.jsonl, with photos
-and folders named with split words), `webdataset` over the exported
+and folders named with split words, and a `facecrop pick` folder), `webdataset` over the exported
 shards, the three snippets of docs/manual.md, and a DVC pipeline. Prints
 'N passed, M failed' and exits 1 on any failure.
 """
@@ -82,6 +82,28 @@ def test_hugging_face(out, ok):
             same = numpy.array_equal(numpy.asarray(row["image"]), numpy.asarray(image))
         check(same, f"datasets row {index}: the image's pixels are the crop's")
     check(isinstance(faces[0]["bbox"], list) and isinstance(faces[0]["score"], float), "bbox is a list, score a number")
+
+
+def test_pick(out, work):
+    """`load_dataset(PICK)` on a `facecrop pick` folder: a row per picked
+    crop, with its pixels as `image` and its caption file as `text`."""
+    import datasets
+    import numpy
+    from PIL import Image
+
+    pick = work / "picked"
+    check(run([BIN, "pick", out, pick, "--count", "3", "-q"]).returncode == 0, "facecrop pick writes a folder")
+    rows = [json.loads(line) for line in (pick / "metadata.jsonl").read_text().splitlines()]
+    picked = datasets.load_dataset(str(pick), split="train")
+    check(len(rows) >= 2 and len(picked) == len(rows), f"pick: {len(picked)} rows, {len(rows)} picked crops")
+    check({"image", "text", "source", "score"} <= set(picked.column_names), f"pick: columns {picked.column_names}")
+    for index, line in enumerate(rows[: len(picked)]):
+        row = picked[index]
+        caption = (pick / line["file_name"]).with_suffix(".txt").read_text().rstrip("\n")
+        check(row["text"] == line["text"] == caption, f"pick row {index}: text {row['text']!r} is the caption {caption!r}")
+        with Image.open(pick / line["file_name"]) as image:
+            same = numpy.array_equal(numpy.asarray(row["image"]), numpy.asarray(image))
+        check(same, f"pick row {index}: the image's pixels are {line['file_name']}'s")
 
 
 SPLIT_WORDS = ["test", "train", "valid", "dev", "eval", "testing"]
@@ -216,6 +238,7 @@ def main():
 
         out, ok = timed("facecrop", make_dataset, work)
         timed("datasets", test_hugging_face, out, ok)
+        timed("pick", test_pick, out, work)
         timed("split words", test_split_words, work)
         shards = timed("webdataset", test_webdataset, out, ok, work)
         timed("snippets", test_snippets, out, ok, shards)

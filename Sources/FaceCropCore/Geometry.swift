@@ -144,6 +144,21 @@ extension PixelRect {
         let overlap = Double(w) * Double(h)
         return overlap / (Double(area) + Double(other.area) - overlap)
     }
+
+    /// The share of the smaller of the two boxes that lies inside the other
+    /// (0 when they do not touch, 1 when one holds the other).
+    public func coverOfSmaller(_ other: PixelRect) -> Double {
+        let w = min(x + width, other.x + other.width) - max(x, other.x)
+        let h = min(y + height, other.y + other.height) - max(y, other.y)
+        guard w > 0, h > 0, area > 0, other.area > 0 else { return 0 }
+        return Double(w) * Double(h) / Double(min(area, other.area))
+    }
+
+    /// Whether the centre of `other` lies inside this box.
+    public func holdsCentre(of other: PixelRect) -> Bool {
+        let (cx, cy) = (2 * other.x + other.width, 2 * other.y + other.height)
+        return cx >= 2 * x && cx <= 2 * (x + width) && cy >= 2 * y && cy <= 2 * (y + height)
+    }
 }
 
 /// A 2 x 3 affine matrix `[[a, b, c], [d, e, f]]`:

@@ -95,7 +95,7 @@ package enum ArgumentReader {
                 attached = String(argument[argument.index(after: equals)...])
             }
             guard let spec = table.first(where: { $0.names.contains(name) }) else {
-                throw .usage("unknown option '\(name)'")
+                throw .usage("unknown option '\(name)'" + Suggestion.clause(for: name, among: table.flatMap(\.names)))
             }
             given.append(name)
             if spec.value == nil {

@@ -114,7 +114,9 @@ package enum CurationCommand {
         entry: (Rejection) -> File.Entry
     ) -> Int32 {
         guard operands.count >= 2 else {
-            return ArgumentReader.usageError("\(words.command) needs a dataset folder and at least one crop", usage: words.usage)
+            let message = "\(words.command) needs a dataset folder and at least one crop: a crop file or its number (60 or '#60'; "
+                + "an unquoted #60 starts a shell comment, so the shell drops it)"
+            return ArgumentReader.usageError(message, usage: words.usage)
         }
         let dataset = operands[0]
         let path = file ?? (dataset as NSString).appendingPathComponent(defaultName)

@@ -5,7 +5,7 @@ import FaceCropCore
 /// (by file or by their number on the contact sheet and report) to the
 /// rejections file. The next run into the dataset removes their crops.
 package enum RejectCommand: Subcommand {
-    package static let usage = "Usage: facecrop reject <dataset> <crop-file | #number>... [--rejections FILE] [--quiet]"
+    package static let usage = "Usage: facecrop reject <dataset> <crop-file | number>... [--rejections FILE] [--quiet]"
 
     package struct Settings: SubcommandSettings {
         package init() {}
@@ -27,9 +27,10 @@ package enum RejectCommand: Subcommand {
     /// `--help`'s paragraph between the usage line and the options.
     package static let about = [
         "Adds the faces of the crops named to the rejections file: a crop file (relative",
-        "to <dataset>, to the current folder, or absolute) or '#N', crop N of the contact",
-        "sheet and report. The next run into <dataset> removes their crops; every later",
-        "run, and a run into a fresh folder given the same file, leaves them out.",
+        "to <dataset>, to the current folder, or absolute) or N (also '#N'), crop N of the",
+        "contact sheet and report; quote '#N', as a shell takes an unquoted #N for a",
+        "comment. The next run into <dataset> removes their crops; every later run, and a",
+        "run into a fresh folder given the same file, leaves them out.",
     ]
 
     package static func run(_ settings: Settings, temporaries: TemporaryFiles) -> Int32 {
@@ -56,13 +57,19 @@ package struct DatasetCrops {
         }
     }
 
-    /// The face of a crop named on the command line.
+    /// The face of a crop named on the command line: a crop file, or its
+    /// number on the contact sheet and report (`60` or `#60`).
     package func face(_ argument: String) throws(FaceCropError) -> (rejection: Rejection, note: String) {
-        if argument.hasPrefix("#"), let number = Int(argument.dropFirst()), number >= 1, number <= crops.count {
-            return faces[crops[number - 1]]!
-        }
         for candidate in relativeNames(argument) {
             if let face = faces[candidate] { return face }
+        }
+        let digits = argument.hasPrefix("#") ? argument.dropFirst() : argument[...]
+        if !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int(digits), number >= 0 {
+            guard number >= 1, number <= crops.count else {
+                let has = crops.isEmpty ? "which has no crops" : "whose crops are numbered 1 to \(crops.count)"
+                throw .usage("there is no crop \(number) in '\(dataset)', \(has)")
+            }
+            return faces[crops[number - 1]]!
         }
         throw .usage("'\(argument)' is not a crop or a crop number of '\(dataset)'")
     }

@@ -10,7 +10,7 @@ import FaceCropCurate
 /// the people file instead (as `facecrop reject` does to rejections.txt).
 package enum PeopleCommand: Subcommand {
     package static let usage =
-        "Usage: facecrop people <dataset> [--json] | <dataset> (--name NAME | --add NAME | --not NAME | --ignore) <crop-file | #number>... [--people-file FILE]"
+        "Usage: facecrop people <dataset> [--json] | <dataset> (--name NAME | --add NAME | --not NAME | --ignore) <crop-file | number>... [--people-file FILE]"
 
     package struct Settings: SubcommandSettings {
         package init() {}
@@ -53,7 +53,7 @@ package enum PeopleCommand: Subcommand {
         "the quality record, the sharpest of the faces at least half as large as the",
         "largest); then the faces that belong to no person. Name and correct people in",
         "people.txt (see report-people.html), or with --name, --add, --not or --ignore",
-        "and crops (a crop file or '#N', as for facecrop reject): their statements are",
+        "and crops (a crop file or N, as for facecrop reject): their statements are",
         "added to the people file, every line already there kept; the next run with",
         "--people applies them.",
     ]

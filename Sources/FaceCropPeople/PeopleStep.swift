@@ -52,9 +52,30 @@ package enum PeopleStep {
         if !people.quiet {
             for statement in corrected.gone { Terminal.stderr(PeopleCorrections.goneMessage(statement, file: people.path) + "\n") }
         }
+        var curation = curation
+        curation.keep = keptLabels(curation.keep, in: grouping, quiet: people.quiet)
         return try write(
             grouping, store: store, output: output, settingsHash: settingsHash, settings: settings, curation: curation,
             temporaries: temporaries)
+    }
+
+    /// `--keep-person`'s people as the manifest labels them: a name in any
+    /// case or an id a name replaced is that person. One that is no one is
+    /// said on stderr, with the nearest people.
+    private static func keptLabels(_ keep: Set<String>, in grouping: PeopleGrouping, quiet: Bool) -> Set<String> {
+        guard !keep.isEmpty else { return keep }
+        var people = PersonLookup()
+        for face in grouping.faces { people.add(label: face.person, id: face.group) }
+        var labels: Set<String> = []
+        for typed in keep.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            if let label = people.label(for: typed) {
+                labels.insert(label)
+            } else if !quiet {
+                let near = people.suggestion(for: typed)
+                Terminal.stderr("facecrop: --keep-person '\(typed)' is no one in this dataset\(near.isEmpty ? ";" : near) 'facecrop people' lists its people\n")
+            }
+        }
+        return labels
     }
 
     /// The people file a grouping honours, where it lies (for messages), and

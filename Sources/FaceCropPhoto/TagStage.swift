@@ -12,8 +12,23 @@ import FaceCropCurate
 
 package enum TagStage {
     /// A tag matches a face whose box overlaps its box by this much (as a
-    /// rejection's box matches its face).
+    /// rejection's box matches its face)...
     package static let minIoU = Rejection.minIoU
+    /// ...or, since tags are drawn by hand and looser than any detector's
+    /// box, a face whose box's centre lies inside the tag's box with at least
+    /// this share of the smaller box inside the other. A tag 1.5 times the
+    /// face's side around it overlaps it at IoU 0.44 and covers all of it; a
+    /// neighbour's face in a group photo is never 80 % inside another's tag
+    /// without the two faces overlapping (docs/libraries.md, Face tags).
+    package static let minCover = 0.8
+
+    /// The overlap a tag and a face match by (their IoU, which orders the
+    /// pairs), or nil when they do not match.
+    package static func overlap(_ tag: PixelRect, _ face: PixelRect) -> Double? {
+        let iou = tag.iou(face)
+        if iou >= minIoU { return iou }
+        return iou > 0 && tag.holdsCentre(of: face) && tag.coverOfSmaller(face) >= minCover ? iou : nil
+    }
 
     /// The tags matched one to one with `faces` (best overlap first; ties by
     /// the earlier tag, then face): each face's tag, by face index.
@@ -21,8 +36,7 @@ package enum TagStage {
         var pairs: [(iou: Double, tag: Int, face: Int)] = []
         for (t, tag) in tags.enumerated() {
             for (f, face) in faces.enumerated() {
-                let overlap = tag.box.iou(face)
-                if overlap >= minIoU { pairs.append((overlap, t, f)) }
+                if let overlap = overlap(tag.box, face) { pairs.append((overlap, t, f)) }
             }
         }
         pairs.sort { a, b in

@@ -45,6 +45,8 @@ extension PickCommand {
         if stop.requested != nil { return (written.count, "") }
         writer.removeStale(keeping: written)
         try writer.writeMetadata(written)
+        let card = PickCard.text(written, person: pools.count == 1 ? pools[0].person : nil, dataset: folder)
+        try writingTo(output) { () throws(WriteFailure) in try PickCard.write(card, to: output, temporaries: temporaries) }
         let sheets = try writer.writeSheets(written)
         let request = PickReport.Request(
             dataset: folder, mode: settings.perPerson != nil ? "per_person" : settings.person != nil ? "person" : "photos",
@@ -96,10 +98,13 @@ extension PickCommand {
         if !dataset.grouped, let name = settings.person != nil ? "--person" : settings.perPerson != nil ? "--per-person" : nil {
             throw .usage("'\(path)' was made without --people, so its crops have no person and '\(name)' cannot be used; pick by photo with --count alone, or run facecrop with --people into it first")
         }
-        if let person = settings.person {
+        if let typed = settings.person {
+            let people = PersonLookup(dataset: path)
+            let person = people.label(for: typed) ?? typed
             let candidates = dataset.candidates.filter { $0.person == person }
             guard !candidates.isEmpty else {
-                throw .usage("no person '\(person)' in '\(path)'; 'facecrop people \(path)' lists its people")
+                let near = people.suggestion(for: typed)
+                throw .usage("no person '\(typed)' in '\(path)'\(near.isEmpty ? ";" : near) 'facecrop people \(path)' lists its people")
             }
             return [Pool(folder: "", person: person, candidates: candidates, count: settings.count ?? defaultCount)]
         }

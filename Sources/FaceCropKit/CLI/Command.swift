@@ -14,6 +14,9 @@ public enum FaceCropCommand {
         if let name = arguments.first, let command = Commands.named(name) {
             return await command.run(Array(arguments.dropFirst()), stop, temporaries)
         }
+        if let message = misspeltCommand(arguments) {
+            return ArgumentReader.usageError(message, usage: OptionTable.usage)
+        }
         let options: Options
         do {
             options = try OptionTable.parse(arguments)
@@ -44,6 +47,19 @@ public enum FaceCropCommand {
             Terminal.stderr("facecrop: error: \(error.description)\n")
             return error.exitStatus
         }
+    }
+
+    /// A first argument that is no file or folder but nearly a subcommand's
+    /// name (`facecrop peple faces`): the usage error that offers the command,
+    /// instead of reading it as a missing photo folder.
+    private static func misspeltCommand(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), !first.contains("/"),
+            !FileManager.default.fileExists(atPath: first)
+        else { return nil }
+        let near = Suggestion.nearest(to: first, among: Commands.all.map(\.name)).map { "'facecrop \($0)'" }
+        guard let last = near.last else { return nil }
+        let list = near.count == 1 ? last : near.dropLast().joined(separator: ", ") + " or " + last
+        return "'\(first)' is neither a photo folder nor a command; did you mean \(list)?"
     }
 
     /// glibc's defaults suit long-lived servers, not a worker that decodes a

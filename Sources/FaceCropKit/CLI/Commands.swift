@@ -34,6 +34,13 @@ package struct Commands: Sendable {
 
     package static func named(_ name: String) -> Commands? { all.first { $0.name == name } }
 
+    /// docs/manual.md's table of commands (a test holds the manual to it).
+    package static var markdown: String {
+        var lines = ["| command | what it does |", "| --- | --- |"]
+        for command in all { lines.append("| `facecrop \(command.name)` | \(command.summary) (`facecrop \(command.name) --help`) |") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// `--help`'s list: a line each.
     package static var helpLines: [String] {
         let width = all.map(\.name.count).max() ?? 0

@@ -109,7 +109,8 @@ package enum ConfigFile {
         let place = "'\(path)' line \(line)"
         let name = "--" + key
         guard !key.isEmpty, !key.hasPrefix("-"), let spec = OptionTable.spec(named: name) else {
-            throw .usage("\(place): unknown option '\(key)'")
+            let known = OptionTable.all.filter { !$0.commandLineOnly }.flatMap(\.names).filter { $0.hasPrefix("--") }.map { String($0.dropFirst(2)) }
+            throw .usage("\(place): unknown option '\(key)'" + Suggestion.clause(for: key, among: known))
         }
         guard !spec.commandLineOnly else {
             throw .usage("\(place): '\(key)' can only be given on the command line")

@@ -86,7 +86,7 @@ package enum ExportCommand {
                 }
                 request.shardSize = size
             } else if argument.hasPrefix("-") && argument != "-" {
-                throw .usage("unknown option '\(argument)'")
+                throw .usage("unknown option '\(argument)'" + Suggestion.clause(for: argument, among: ["-q", "--quiet", "--shard-size"]))
             } else {
                 positional.append(argument)
             }

@@ -91,13 +91,13 @@ package enum RemovalGuard {
 
     /// The guard's message (the whole of it, after "facecrop: error: "):
     /// how many crops would go, from which folders, and what to do.
-    package static func message(_ tally: Tally, inputs: [String], keepsMissing: Bool = false) -> String {
+    package static func message(_ tally: Tally, inputs: [String], keepsMissing: Bool = false, output: String? = nil) -> String {
         let labels = PhotoFinder.labels(for: inputs)
+        let root = madeFrom(tally, inputs: inputs)
         // A folder as the user knows it: under its input's path, or its label when no input has it now.
         func shown(_ folder: Folder) -> String {
             if let index = labels.firstIndex(of: folder.label) {
-                var input = inputs[index]
-                while input.count > 1, input.hasSuffix("/") { input.removeLast() }
+                let input = root ?? trimmed(inputs[index])
                 return "'" + (folder.path.isEmpty ? input : PhotoFinder.join(input, folder.path)) + "'"
             }
             return "'\(folder.name.isEmpty ? "." : folder.name)' (of an input not given now)"
@@ -118,12 +118,52 @@ package enum RemovalGuard {
             let rest = folders.dropFirst(listed).reduce(0) { $0 + tally.folders[$1]! }
             lines.append("  and \(folders.count - listed) more folders: \(rest)")
         }
+        if let root, let input = inputs.first {
+            let command = "facecrop \(shellQuoted(root))" + (output.map { " -o \(shellQuoted($0))" } ?? "")
+            lines.append(
+                "The dataset was made from '\(root)', not from '\(trimmed(input))' inside it: its photos are named from '\(root)'. "
+                    + "To update it, run '\(command)' (with the options you made it with); for a dataset of '\(trimmed(input))' alone, give another -o.")
+        }
         lines.append(
             "If a drive or share is not mounted, mount it and run again. If the photos are really gone, run again with "
                 + (keepsMissing
                     ? "--allow-removals: with --no-prune their crops and manifest lines are kept, marked missing."
                     : "--allow-removals: their crops and manifest lines are then deleted, and cannot be brought back."))
         return lines.joined(separator: "\n")
+    }
+
+    /// The folder a single input's dataset was made from when the input is
+    /// now a folder inside it (`facecrop Photos/phone -o ds` for a dataset of
+    /// `Photos`): the input less its last 1, 2, ... names, when the photos
+    /// that would go lie under those names (`phone/2023/...`). The longest
+    /// such tail wins; nil when none fits or there are several inputs.
+    package static func madeFrom(_ tally: Tally, inputs: [String]) -> String? {
+        guard inputs.count == 1 else { return nil }
+        let input = trimmed(inputs[0])
+        var names = input.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let folders = tally.folders.keys.filter { $0.label.isEmpty }.map(\.path)
+        for count in stride(from: names.count - 1, through: 1, by: -1) {
+            let tail = names.suffix(count)
+            guard !tail.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { continue }
+            let path = tail.joined(separator: "/")
+            guard folders.contains(where: { $0 == path || $0.hasPrefix(path + "/") }) else { continue }
+            names.removeLast(count)
+            let root = names.joined(separator: "/")
+            return root.isEmpty ? (input.hasPrefix("/") ? "/" : ".") : root
+        }
+        return nil
+    }
+
+    private static func trimmed(_ input: String) -> String {
+        var input = input
+        while input.count > 1, input.hasSuffix("/") { input.removeLast() }
+        return input
+    }
+
+    /// `text` as a shell word: as it is when it is plain, else in single quotes.
+    private static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+,:@%".unicodeScalars.contains($0) }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// Step 2's guard, before anything is written (the deleted crops'
@@ -139,7 +179,7 @@ package enum RemovalGuard {
         var join = try Plan.join(setup, state: state, journal: journal, rules: rules)
         let tally = tally(&join, labels: PhotoFinder.labels(for: options.inputs), keepsMissing: !options.prune)
         guard tally.refused else { return }
-        let text = message(tally, inputs: options.inputs, keepsMissing: !options.prune)
+        let text = message(tally, inputs: options.inputs, keepsMissing: !options.prune, output: options.output)
         guard !options.dryRun else {
             Terminal.stderr("facecrop: note: a run would stop here (exit \(ExitStatus.removalsRefused)): \(text)\n")
             return

@@ -24,7 +24,7 @@ struct CLITests {
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == """
-            Error: unknown option '--jbos'
+            Error: unknown option '--jbos'; did you mean '--jobs'?
             Usage: facecrop <photos>... -o <dir> [options]
             See 'facecrop --help' for more information.
 
@@ -99,7 +99,7 @@ struct CLITests {
         #expect(try runFaceCrop(["merge", "-h"]).stdout == help.stdout)
         let unknown = try runFaceCrop(["merge", "out", "--jsno", "a"])
         #expect(unknown.status == 64 && unknown.stdout.isEmpty)
-        #expect(unknown.stderr == "Error: unknown option '--jsno'\n\(usage)\nSee 'facecrop --help' for more information.\n")
+        #expect(unknown.stderr == "Error: unknown option '--jsno'; did you mean '--json'?\n\(usage)\nSee 'facecrop --help' for more information.\n")
         let valued = try runFaceCrop(["merge", "out", "a", "--json=yes"])
         #expect(valued.status == 64 && valued.stderr.hasPrefix("Error: option '--json' takes no value\n\(usage)\n"))
         for arguments in [["merge"], ["merge", "out", "-q", "--json"]] {
@@ -116,5 +116,29 @@ struct CLITests {
         #expect(missing.status == 66)
         #expect(missing.stderr.hasPrefix("facecrop: error: cannot read input '/no/such/shard': no facecrop shard output here"))
     }
-}
 
+    /// A misspelt subcommand or option is offered the nearest one of the
+    /// tables; a word that is an existing folder is always a photo folder.
+    @Test func aMisspeltCommandOrOptionIsOfferedTheNearest() throws {
+        let see = "See 'facecrop --help' for more information.\n"
+        let command = try runFaceCrop(["peple", "faces"])
+        #expect(command.status == 64 && command.stdout.isEmpty)
+        #expect(command.stderr == """
+            Error: 'peple' is neither a photo folder nor a command; did you mean 'facecrop people'?
+            Usage: facecrop <photos>... -o <dir> [options]
+            \(see)
+            """)
+        let option = try runFaceCrop(["photos", "-o", "out", "--detecter", "yunet"])
+        #expect(option.status == 64)
+        #expect(option.stderr.hasPrefix("Error: unknown option '--detecter'; did you mean '--detector'?\nUsage: facecrop <photos>"))
+        let pick = try runFaceCrop(["pick", "ds", "out", "--persn", "a"])
+        #expect(pick.status == 64)
+        #expect(pick.stderr.hasPrefix("Error: unknown option '--persn'; did you mean '--person'?\nUsage: facecrop pick "))
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("pics"), withIntermediateDirectories: true)
+        let folder = try runFaceCrop(["pics"], directory: work)
+        #expect(folder.status == 64)
+        #expect(folder.stderr.hasPrefix("Error: missing '--output <dir>'\n"))
+    }
+}

@@ -100,6 +100,17 @@ struct CurateTests {
         let unknown = try runFaceCrop(["reject", output.path, "nope.jpg", "--rejections", file.path])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("'nope.jpg' is not a crop or a crop number of '\(output.path)'"))
+        // A bare number is the crop number; one past the end, or none at all
+        // (an unquoted #1 is a shell comment), is a usage error saying so.
+        #expect(try run(["reject", output.path, "1", "--rejections", file.path]).stderr.contains("added 0 rejections"))
+        let past = try runFaceCrop(["reject", output.path, "99", "--rejections", file.path])
+        #expect(past.status == 64)
+        #expect(past.stderr.hasPrefix("Error: there is no crop 99 in '\(output.path)', whose crops are numbered 1 to 5\n"))
+        let none = try runFaceCrop(["reject", output.path])
+        #expect(none.status == 64)
+        let needs = "Error: reject needs a dataset folder and at least one crop: a crop file or its number (60 or '#60'; "
+            + "an unquoted #60 starts a shell comment, so the shell drops it)\nUsage: facecrop reject <dataset> <crop-file | number>..."
+        #expect(none.stderr.hasPrefix(needs))
 
         #expect(try runFaceCrop([photos.path, "-o", output.path, "--check", "--rejections", file.path]).stdout
             == "rejected: faces/astronaut-large.jpg\nrejected: faces/grace_hopper.jpg\n")

@@ -98,6 +98,9 @@ struct PickTests {
         }
         #expect(try fingerprint(one) == fingerprint(two))
         #expect(try fingerprint(one).keys.contains { $0.hasSuffix("/0001.txt") })
+        // The card declares the one split as metadata.jsonl and the crops (scripts/test_loaders.py loads it).
+        let card = try String(contentsOf: one.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(card.hasPrefix("---\n") && card.contains("  - split: train\n    path:\n    - \"metadata.jsonl\"\n    - \"**/*.jpg\"\n---\n"))
         let unknown = try facecrop(["pick", dataset.path, work.appendingPathComponent("three").path, "--person", "nobody"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr == """

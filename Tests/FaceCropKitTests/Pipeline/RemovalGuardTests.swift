@@ -209,4 +209,41 @@ struct RemovalGuardUnitTests {
         // Seven: refused.
         #expect(tally(Array(walk.dropLast()), labels: ["a", "b"], state: state).refused)
     }
+
+    /// A rerun on a folder inside the library the dataset was made from:
+    /// stopped, with the folders as they are on disk, the folder the dataset
+    /// was made from and the command that updates it.
+    @Test func aRerunOnASubfolderNamesTheFolderTheDatasetWasMadeFrom() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        for (folder, photo) in [("Photos/phone/2023", "astronaut.jpg"), ("Photos/camera", "grace_hopper.jpg")] {
+            let target = work.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent("faces/" + photo), to: target.appendingPathComponent(photo))
+        }
+        #expect(try runFaceCrop(["Photos", "-o", "ds", "-q"], directory: work).status == 0)
+        let before = try fingerprint(work.appendingPathComponent("ds"))
+        let refused = try runFaceCrop(["Photos/phone/", "-o", "ds"], directory: work)
+        #expect(refused.status == 75)
+        #expect(refused.stderr == """
+            facecrop: error: this run would remove 2 of the dataset's 2 crops, those of the photos not found now \
+            (more than half of them). Nothing was changed. By folder:
+              'Photos/camera': 1
+              'Photos/phone/2023': 1
+            The dataset was made from 'Photos', not from 'Photos/phone' inside it: its photos are named from 'Photos'. \
+            To update it, run 'facecrop Photos -o ds' (with the options you made it with); for a dataset of 'Photos/phone' alone, give another -o.
+            If a drive or share is not mounted, mount it and run again. If the photos are really gone, run again \
+            with --allow-removals: their crops and manifest lines are then deleted, and cannot be brought back.
+
+            """)
+        #expect(try fingerprint(work.appendingPathComponent("ds")) == before)
+        var tally = RemovalGuard.Tally(held: 3, removed: 3, folders: [.init(label: "", path: "b/c"): 3])
+        #expect(RemovalGuard.madeFrom(tally, inputs: ["/m/a/b/c"]) == "/m/a")
+        #expect(RemovalGuard.madeFrom(tally, inputs: ["/m/a/b"]) == "/m/a")
+        #expect(RemovalGuard.madeFrom(tally, inputs: ["/m/a/c"]) == nil)
+        #expect(RemovalGuard.madeFrom(tally, inputs: ["/m/b", "/m/c"]) == nil)
+        tally.folders = [.init(label: "", path: "b"): 3]
+        #expect(RemovalGuard.madeFrom(tally, inputs: ["b"]) == nil)
+        #expect(RemovalGuard.madeFrom(tally, inputs: ["/m/a/b"]) == "/m/a")
+    }
 }

@@ -127,7 +127,7 @@ struct ConfigFileTests {
     }
 
     @Test(arguments: [
-        ("size = 256\njbos = 2\n", "line 2: unknown option 'jbos'"),
+        ("size = 256\njbos = 2\n", "line 2: unknown option 'jbos'; did you mean 'jobs'?"),
         ("\n\nsize = huge\n", "line 3: '--size' needs a whole number from 16 to 8192, not 'huge'"),
         ("overwrite = perhaps\n", "line 1: 'overwrite' is a flag: write 'overwrite = true' or 'overwrite = false', not 'perhaps'"),
         ("help = true\n", "line 1: 'help' can only be given on the command line"),

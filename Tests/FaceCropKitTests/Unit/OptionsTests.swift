@@ -37,7 +37,12 @@ struct OptionsTests {
     }
 
     @Test(arguments: [
-        (["a", "-o", "x", "--jbos", "2"], "unknown option '--jbos'"),
+        (["a", "-o", "x", "--jbos", "2"], "unknown option '--jbos'; did you mean '--jobs'?"),
+        (["a", "-o", "x", "--detecter", "yunet"], "unknown option '--detecter'; did you mean '--detector'?"),
+        (["a", "-o", "x", "--no-vid"], "unknown option '--no-vid'; did you mean '--no-videos'?"),
+        (["a", "-o", "x", "--clip-fsp", "2"], "unknown option '--clip-fsp'; did you mean '--clip-fps'?"),
+        (["a", "-o", "x", "-x"], "unknown option '-x'"),
+        (["a", "-o", "x", "--frobnicate"], "unknown option '--frobnicate'"),
         (["a", "-o"], "missing value for '-o'"),
         (["a", "-o", "x", "--size", "0"], "'--size' needs a whole number from 16 to 8192, not '0'"),
         (["a", "-o", "x", "--size", "big"], "'--size' needs a whole number from 16 to 8192, not 'big'"),
@@ -87,6 +92,30 @@ struct ReadmeTests {
         }
     }
 
+    /// docs/manual.md's option table is the option table: a row for each
+    /// option, in its order, headed by its names and value as --help shows
+    /// them, and no other row; its table of commands is `Commands.markdown`.
+    @Test func theManualListsEveryOptionAndCommandInTheTablesOrder() throws {
+        let manual = try String(contentsOf: packageRoot.appendingPathComponent("docs/manual.md"), encoding: .utf8)
+        let usage = try #require(manual.range(of: "## Usage\n"))
+        let lines = manual[usage.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+        let options = lines.drop { !$0.hasPrefix("| option |") }.dropFirst(2).prefix { $0.hasPrefix("|") }
+        let labels = options.map { row in
+            String(row.dropFirst(3).prefix { $0 != "`" }).replacingOccurrences(of: "\\|", with: "|")
+        }
+        #expect(labels == OptionTable.all.map(\.label))
+        let commands = lines.drop { !$0.hasPrefix("| command |") }.prefix { $0.hasPrefix("|") }
+        #expect(commands.joined(separator: "\n") + "\n" == Commands.markdown)
+    }
+
+    /// The man page's synopsis names every subcommand.
+    @Test func theManPageNamesEveryCommand() {
+        let page = Manual.page
+        for command in Commands.all {
+            #expect(page.contains("\n.B facecrop \(command.name)"), "the man page lacks facecrop \(command.name)")
+        }
+    }
+
     /// The documentation's "Exit status" table is `ExitStatus.table`, row for row.
     @Test func docsExitStatusesAreTheTable() throws {
         let readme = try documentationText()
@@ -131,5 +160,23 @@ struct ExitStatusTests {
     func everyErrorExitsWithItsStatus(error: FaceCropError, status: Int32) {
         #expect(error.exitStatus == status)
         #expect(ExitStatus.table.contains { $0.status == status })
+    }
+
+    /// "Did you mean": within 1 edit for 3-4 letters, 2 for longer words, a
+    /// swap counting 1; the start of one word; nothing for 1-2 letters.
+    @Test(arguments: [
+        ("--detecter", ["--detector", "--detect-size"], ["--detector"]),
+        ("--jbos", ["--jobs", "--json"], ["--jobs"]),
+        ("peple", ["people", "pick", "reject"], ["people"]),
+        ("pikc", ["people", "pick", "reject"], ["pick"]),
+        ("-x", ["-o", "-q", "-j"], []),
+        ("--frobnicate", ["--format", "--faces"], []),
+        ("--min", ["--min-face", "--min-score"], []),
+        ("--min-sc", ["--min-face", "--min-score"], ["--min-score"]),
+        ("Steve Wozniak", ["steve wozniak", "ada"], ["steve wozniak"]),
+        ("bob", ["bo", "bobby", "rob", "bib"], ["bo", "rob", "bib"]),
+    ])
+    func suggestionsAreTheNearestKnownWords(typed: String, known: [String], expected: [String]) {
+        #expect(Suggestion.nearest(to: typed, among: known) == expected)
     }
 }
