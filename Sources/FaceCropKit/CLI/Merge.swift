@@ -73,11 +73,16 @@ package enum MergeCommand: Subcommand {
         }
     }
 
-    package static func findShards(in folder: String, stop: StopRequest) throws(FaceCropError) -> [ShardState] {
-        let stateFolder = folder + "/" + StateStore.folderName
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: stateFolder) else {
+    /// The names in a shard folder's state folder, or the error that it has none.
+    private static func stateNames(of folder: String) throws(FaceCropError) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + StateStore.folderName) else {
             throw .inputMissing(folder, reason: "no facecrop shard output here (no \(StateStore.folderName)/)")
         }
+        return names
+    }
+
+    package static func findShards(in folder: String, stop: StopRequest) throws(FaceCropError) -> [ShardState] {
+        let names = try stateNames(of: folder)
         var shards: [ShardState] = []
         for name in names.sorted() where name.hasPrefix("state.shard-") && name.hasSuffix(".jsonl") {
             let middle = name.dropFirst("state.shard-".count).dropLast(".jsonl".count)
@@ -104,6 +109,8 @@ package enum MergeCommand: Subcommand {
         throws(FaceCropError) -> Int32
     {
         let started = ContinuousClock.now
+        // A folder that is no shard output fails before the merged folder is made (its lock makes it).
+        for folder in folders { _ = try stateNames(of: folder) }
         // The merged folder's own lock, then each shard's (shared) as it is read.
         let lock = try OutputLock.take(output: output, suffix: "", mode: .exclusive, wait: false, stop: stop) { _ in }
         var shards: [ShardState] = []

@@ -112,9 +112,13 @@ struct CLITests {
 
                 """)
         }
-        let missing = try runFaceCrop(["merge", "out", "/no/such/shard", "--quiet"])
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let missing = try runFaceCrop(["merge", "out", "/no/such/shard", "--quiet"], directory: folder)
         #expect(missing.status == 66)
         #expect(missing.stderr.hasPrefix("facecrop: error: cannot read input '/no/such/shard': no facecrop shard output here"))
+        // Nothing is made for a merge that cannot start.
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out").path))
     }
 
     /// A misspelt subcommand or option is offered the nearest one of the
