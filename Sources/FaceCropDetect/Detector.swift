@@ -149,7 +149,7 @@ package final class Detector: @unchecked Sendable {
     {
         let first = try find(in: gray, rgb: rgb, minSide: minSide, source: source)
         guard config.target == .face, let rule = config.kind.facts.turnedRule else { return first }
-        return try TurnedFaces.find(first: first, gray: gray, rgb: rgb, canvases: stored && rule == .landmarksAndCanvases) {
+        return try TurnedFaces.find(first: first, gray: gray, rgb: rgb, stored: stored, canvases: rule == .landmarksAndCanvases) {
             canvas, colour throws(FaceCropError) in
             try find(in: canvas, rgb: colour, minSide: minSide, source: source)
         }

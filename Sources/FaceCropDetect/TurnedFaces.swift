@@ -23,12 +23,15 @@ package enum TurnedFaces {
     }
 
     /// The faces of `first` (found upright on `gray`/`rgb`) with every face
-    /// turned a quarter or more found again on its turned canvas; with
-    /// `canvases`, when no face of the photo is sure (`sure`), also the faces
-    /// of the three turned canvases that beat what the first pass found
-    /// there. `search` finds faces on a canvas, in its pixels.
+    /// turned a quarter or more found again on its turned canvas. A photo
+    /// `stored` without an EXIF orientation is also searched on turned
+    /// canvases, and their faces that beat what the first pass found there
+    /// kept: on the two sideways ones when a face said to be upright has a
+    /// box lying on its side (`sideways`), on all three with `canvases` when
+    /// no face of the photo is sure (`sure`). `search` finds faces on a
+    /// canvas, in its pixels.
     package static func find(
-        first: [Subject], gray: GrayImage, rgb: RGBImage?, canvases: Bool,
+        first: [Subject], gray: GrayImage, rgb: RGBImage?, stored: Bool, canvases: Bool,
         search: (GrayImage, RGBImage?) throws(FaceCropError) -> [Subject]
     ) throws(FaceCropError) -> [Subject] {
         var result = first.map { face in
@@ -44,13 +47,30 @@ package enum TurnedFaces {
             result.removeAll { face in face.turned == turn && again.contains { $0.box.iou(face.box) >= 0.3 } }
             result += again.filter { face in !result.contains { $0.box.iou(face.box) >= 0.3 } }
         }
-        guard canvases, (result.map(\.score).max() ?? 0) < sure else { return result }
+        guard stored else { return result }
+        let wanted: [Int]
+        if canvases, (result.map(\.score).max() ?? 0) < sure {
+            // Three quarters before a half: sideways scans are the commoner.
+            wanted = [1, 3, 2]
+        } else if result.contains(where: sideways) {
+            wanted = [1, 3]
+        } else {
+            return result
+        }
         var found: [Subject] = []
-        // Three quarters before a half: sideways scans are the commoner.
-        for turn in [1, 3, 2].map(QuarterTurn.init(quarters:)) where !turns.contains(turn) {
+        for turn in wanted.map(QuarterTurn.init(quarters:)) where !turns.contains(turn) {
             found += try upright(on: turn, gray: gray, rgb: rgb, search: search)
         }
         return merged(result, found)
+    }
+
+    /// A face said to be upright whose box is a tenth wider than tall: a
+    /// face box is taller than wide (CenterFace's and YuNet's, about 1.3
+    /// times), and a face lying on its side that the network took for an
+    /// upright one, with an upright face's landmarks, keeps a box lying on
+    /// its side (every such miss on the people dev set turned 90 and 270).
+    private static func sideways(_ face: Subject) -> Bool {
+        face.turned.isUpright && face.five != nil && Double(face.box.width) > 1.1 * Double(face.box.height)
     }
 
     /// A score YuNet gives a face upright (0.93-0.94 on the fixtures'
@@ -61,11 +81,12 @@ package enum TurnedFaces {
     package static let sure = 0.9
 
     /// How much more a turned canvas's face must score than the faces of
-    /// the first pass it overlaps to take their place.
+    /// the first pass it overlaps to take their place (as much as a
+    /// `sideways` one is enough).
     package static let margin = 0.05
 
     /// `result` with each face of `found` (best first) that overlaps none of
-    /// it and is `sure`, or beats every face it overlaps by `margin`.
+    /// it and is `sure`, or beats every face it overlaps (by `margin`).
     private static func merged(_ first: [Subject], _ found: [Subject]) -> [Subject] {
         var result = first
         let ranked = found.enumerated().sorted { a, b in
@@ -73,7 +94,7 @@ package enum TurnedFaces {
         }
         for face in ranked.map(\.element) {
             let rivals = result.filter { $0.box.iou(face.box) >= 0.3 }
-            let wins = rivals.isEmpty ? face.score >= sure : rivals.allSatisfy { face.score >= $0.score + margin }
+            let wins = rivals.isEmpty ? face.score >= sure : rivals.allSatisfy { face.score >= $0.score + (sideways($0) ? 0 : margin) }
             guard wins else { continue }
             result.removeAll { $0.box.iou(face.box) >= 0.3 }
             result.append(face)
