@@ -7,9 +7,11 @@ on an upright canvas.
 
 A photo's face is the largest one found on its upright copy. On a turned
 copy it is found when a face's box centre lies within half its box of where
-the upright face's centre goes; its crop is upright when, mapped into the
-crop by the manifest's `transform`, the eyes are level within 30 degrees and
-above the mouth. Copies are made with libvips' command line into a
+the upright face's centre goes; its crop is upright when the landmarks found on the
+upright copy, mapped into the turned copy and through the crop's
+`transform`, have the eyes level within 30 degrees and above the mouth (the
+turned copy's own landmarks are not trusted: a network may give a turned
+face the landmarks of an upright one). Copies are made with libvips' command line into a
 temporary folder.
 
     scripts/eval_turned.py BIN PHOTOS... [-- facecrop options]
@@ -33,8 +35,10 @@ def faces(bin_, folder, out, options):
             by.setdefault(o["source"], []).append(o)
     return by
 
-def upright_in_crop(face):
-    t, lm = face.get("transform"), face.get("landmarks")
+def upright_in_crop(face, lm):
+    """Whether `lm` (the face's landmarks on the upright copy, mapped into
+    the turned copy) lie upright in the crop of `face`."""
+    t = face.get("transform")
     if not t or not lm:
         return False
     def m(p):
@@ -66,7 +70,10 @@ def main():
     options = args[args.index("--") + 1:] if "--" in args else []
     args = args[:args.index("--")] if "--" in args else args
     bin_, photos = args[0], args[1:]
-    tmp = tempfile.mkdtemp(prefix="eval-turned-")
+    with tempfile.TemporaryDirectory(prefix="eval-turned-") as tmp:
+        measure(bin_, photos, options, tmp)
+
+def measure(bin_, photos, options, tmp):
     turns = [0, 90, 180, 270, 45]
     for turn in turns:
         os.makedirs(f"{tmp}/in{turn}")
@@ -95,7 +102,8 @@ def main():
                     if math.hypot(f["bbox"][0] + f["bbox"][2] / 2 - 0.5 - cx, f["bbox"][1] + f["bbox"][3] / 2 - 0.5 - cy) <= max(bw, bh) / 2]
             if near:
                 hits += 1
-                ups += upright_in_crop(near[0])
+                marks = {k: where(turn, v, w, h) for k, v in (face.get("landmarks") or {}).items()}
+                ups += upright_in_crop(near[0], marks)
         rows.append((turn, hits, ups))
     n = len(upright)
     print(f"upright: a face in {n} of {len(names)} photos")
