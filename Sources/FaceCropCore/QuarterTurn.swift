@@ -10,8 +10,9 @@ import Foundation
 /// is said here, once: `degrees` (the manifest's `turned`), and the mapping
 /// `toUpright` onto the face's own upright frame, the photo turned back by
 /// `degrees` anticlockwise, in which its pose and quality are measured and
-/// its pixels are cut (`uprightRegion`). A step that reads a face's pixels
-/// or points (dense landmarks, a descriptor) maps them with these.
+/// its descriptor's pixels are cut (Imaging's `GrayImage.turned` and
+/// `RGBImage.turned` turn the pixels). A step that reads a face's pixels or
+/// points (dense landmarks, a descriptor) maps them with these.
 public struct QuarterTurn: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// 0, 90, 180 or 270: degrees the face is turned clockwise in the photo.
     public let degrees: Int

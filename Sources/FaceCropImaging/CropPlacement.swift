@@ -107,7 +107,8 @@ extension Alignment {
         // off, depending on the parity of the turned image's size).
         // A turned face: its turn, and in `level` what its eye line adds
         // to it (within 45 degrees: the nearest quarter was taken).
-        let levelled = mode == .level ? eyeAngle.flatMap { abs(turned.residual($0)) <= (turned.isUpright ? levelLimit : 45) ? $0 : nil } : nil
+        let limit = turned.isUpright ? levelLimit : 45
+        let levelled = mode == .level ? eyeAngle.flatMap { abs(turned.residual($0)) <= limit ? $0 : nil } : nil
         let angle = levelled ?? (turned.isUpright ? nil : Double(turned.degrees))
         let marginUsed = inside ? (CropGeometry.marginUsed(side: square.side, face: box, asked: margin) * 10_000).rounded() / 10_000 : nil
         return AlignedFace(
