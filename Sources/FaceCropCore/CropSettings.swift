@@ -32,6 +32,13 @@ public struct CropSettings: Sendable, Equatable {
     public var keepPerson: [String]
     /// Face tags the detector missed get crops (`--no-tagged-faces`: not).
     public var taggedFaces = true
+    /// Faces turned in the photo are found and written upright, and
+    /// `--align level` turns up to 60 degrees (`--no-turned`: not).
+    public var turned = true
+
+    /// The most `--align level` turns a face (a larger turn is taken for a
+    /// wrong eye and the crop is left as it is).
+    package var levelLimit: Double { turned ? 60 : 45 }
 
     /// How a turned crop is filled past the photo's edge: `--pad`, with
     /// `reflect` blurred and faded as FFHQ does under `--align ffhq`.
@@ -71,6 +78,7 @@ public struct CropSettings: Sendable, Equatable {
         people = options.people
         splitByPerson = options.splitByPerson
         taggedFaces = options.taggedFaces
+        turned = options.turned
         keepPerson = options.keepPerson
         video = VideoSettings(
             fps: options.videoFPS, keyframes: options.videoKeyframes, perTrack: options.perTrack,

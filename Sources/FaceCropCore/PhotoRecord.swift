@@ -24,6 +24,9 @@ package struct FaceRecord: Sendable, Equatable {
     package var marginUsed: Double?
     /// The face's five points in upright photo pixels (nil: none found).
     package var landmarks: FaceLandmarks?
+    /// How the face lies in the photo (manifest `turned`, absent when
+    /// upright): its crop was turned upright by it.
+    package var turned = QuarterTurn.upright
     /// Upright photo pixels -> crop pixels (nil where no crop was cut: `floor`).
     package var transform: Affine2D?
     /// A face with a crop, or one left out by a person (`rejected`), as a

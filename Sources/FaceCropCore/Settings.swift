@@ -46,6 +46,8 @@ public struct Options: Sendable, Equatable {
     public var personOnly = false
     /// `--no-tagged-faces`: face tags the detector missed get no crop.
     public var taggedFaces = true
+    /// `--no-turned`: every face taken as upright (`QuarterTurn`).
+    public var turned = true
     public var align = AlignMode.none
     public var minSharpness = 0.0
     public var minFaceQuality = 0.0

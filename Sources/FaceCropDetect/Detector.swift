@@ -140,6 +140,21 @@ package final class Detector: @unchecked Sendable {
         try finder.find(in: gray, rgb: rgb, minSide: minSide, source: source)
     }
 
+    /// The faces of `find`, turned ones too (`TurnedFaces`), by the
+    /// detector's rule; `stored`: the photo has no EXIF orientation, so it
+    /// may be stored turned and is searched on the turned canvases when the
+    /// rule says so. Faces only (`--target face`).
+    package func findTurned(in gray: GrayImage, rgb: RGBImage?, minSide: Int, stored: Bool, source: String)
+        throws(FaceCropError) -> [Subject]
+    {
+        let first = try find(in: gray, rgb: rgb, minSide: minSide, source: source)
+        guard config.target == .face, let rule = config.kind.facts.turnedRule else { return first }
+        return try TurnedFaces.find(first: first, gray: gray, rgb: rgb, stored: stored, canvases: rule == .landmarksAndCanvases) {
+            canvas, colour throws(FaceCropError) in
+            try find(in: canvas, rgb: colour, minSide: minSide, source: source)
+        }
+    }
+
     /// People found by the HOG detector, in `gray`'s pixels: on `gray` as
     /// it is, and on a shrunk copy extended past the frame, so that people cut
     /// at the waist or knees, or filling the photo, are found too (their boxes

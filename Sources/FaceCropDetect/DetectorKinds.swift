@@ -34,6 +34,11 @@ package protocol DetectorFacts {
     /// `crowd_tiles`), or nil: it has none.
     static var tileRule: String? { get }
 
+    /// How it finds faces not upright in the photo (`TurnedFaces`); nil:
+    /// it does not (the cascades, whose faces have no landmarks to tell the
+    /// turn by).
+    static var turnedRule: TurnedFaces.Rule? { get }
+
     /// What it is, for the dataset card, from a dataset's `settings` (its
     /// model's or cascade's SHA-256 among them).
     static func cardDescription(_ settings: JSON) -> String
@@ -54,6 +59,7 @@ extension DetectorFacts {
     package static var model: ModelFile? { nil }
     package static var runtime: String? { nil }
     package static var tileRule: String? { nil }
+    package static var turnedRule: TurnedFaces.Rule? { nil }
     package static var scoresConfidence: Bool { true }
 
 }

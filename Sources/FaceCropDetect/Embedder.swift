@@ -101,11 +101,13 @@ package final class Embedder: @unchecked Sendable {
     deinit { CFaceDetect_EmbedderClose(handle) }
 
     /// Photo pixels -> the region `embed` is given for the face `box`.
-    package static func region(of box: PixelRect) -> Affine2D {
+    package static func region(of box: PixelRect, turned: QuarterTurn = .upright) -> Affine2D {
         let side = Double(max(box.width, box.height))
         let k = Double(regionSide) / (2 * side)
         let cx = Double(box.x) + Double(box.width) / 2, cy = Double(box.y) + Double(box.height) / 2
-        return Affine2D(k, 0, Double(regionSide) / 2 - k * cx, 0, k, Double(regionSide) / 2 - k * cy)
+        let region = Affine2D(k, 0, Double(regionSide) / 2 - k * cx, 0, k, Double(regionSide) / 2 - k * cy)
+        // A turned face is turned upright about the region's centre.
+        return turned.isUpright ? region : region.then(turned.toUpright(width: regionSide + 1, height: regionSide + 1))
     }
 
     /// Which five points make the chip, read once from the environment
@@ -128,12 +130,13 @@ package final class Embedder: @unchecked Sendable {
     /// `region(of: box)` maps out of the photo; the chip from `landmarks`
     /// (photo pixels, pixel-centre coordinates) when given, else from dlib's
     /// five points found in the box.
-    package func embed(_ rgb: RGBImage, box: PixelRect, landmarks: FaceLandmarks? = nil, source: String) throws(FaceCropError)
-        -> Embedding
-    {
+    package func embed(
+        _ rgb: RGBImage, box: PixelRect, landmarks: FaceLandmarks? = nil, turned: QuarterTurn = .upright, source: String
+    ) throws(FaceCropError) -> Embedding {
         let k = Double(Self.regionSide) / (2 * Double(max(box.width, box.height)))
-        let (w, h) = (k * Double(box.width), k * Double(box.height))
-        let toRegion = Self.region(of: box)
+        let size = turned.size(width: box.width, height: box.height)
+        let (w, h) = (k * Double(size.width), k * Double(size.height))
+        let toRegion = Self.region(of: box, turned: turned)
         let points: [Float]? = landmarks.map { marks in
             marks.points.flatMap { p -> [Float] in
                 let q = toRegion.apply(Point2D(p.x + 0.5, p.y + 0.5))

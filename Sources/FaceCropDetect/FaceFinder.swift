@@ -40,6 +40,9 @@ package struct Subject: Sendable, Equatable {
     package var eyes: EyePair?
     /// Five landmarks found together (YuNet, CenterFace).
     package var five: FaceLandmarks? = nil
+    /// How the face lies in the image searched (`TurnedFaces`): upright,
+    /// unless it was found again on a turned canvas.
+    package var turned = QuarterTurn.upright
 
     /// The five landmarks: YuNet's, or from the eyes the cascades found
     /// (whose box centres are in pixel-edge coordinates) with nose and

@@ -33,9 +33,10 @@ extension Alignment {
     /// The placement of a template crop (`arcface`, `ffhq`) of `side`
     /// pixels in a `width` x `height` photo; nil when the landmarks give no
     /// usable transform or a turn no face has (over 60 degrees: a wrong eye
-    /// or mouth). `landmarks` are in photo pixels.
+    /// or mouth; of a `turned` face: over 60 degrees from its turn).
+    /// `landmarks` are in photo pixels.
     package static func templatePlacement(
-        _ mode: AlignMode, landmarks: FaceLandmarks, side: Int, width: Int, height: Int
+        _ mode: AlignMode, landmarks: FaceLandmarks, side: Int, width: Int, height: Int, turned: QuarterTurn = .upright
     ) -> CropPlacement? {
         let fitted: Affine2D?
         switch mode {
@@ -43,7 +44,7 @@ extension Alignment {
         case .ffhq: fitted = ffhq(landmarks, side: side)
         case .none, .level: fitted = nil
         }
-        guard let transform = fitted, transform.scale > 1e-6, abs(transform.angle) <= 60,
+        guard let transform = fitted, transform.scale > 1e-6, abs(turned.residual(transform.angle)) <= 60,
             let inverse = transform.inverse
         else { return nil }
         // The crop's outer pixel edges, in the photo.
@@ -84,12 +85,15 @@ extension Alignment {
     /// The crop of a face found at `box` with `landmarks` (photo pixels, or
     /// nil), whose eye line is turned `eyeAngle` degrees (nil: eyes not found);
     /// `inside` (`--pad inside`) keeps a plain or levelled square in the photo.
+    /// A `turned` face's crop is turned upright in every mode; `levelLimit`:
+    /// the largest turn `level` makes of an upright face.
     package static func place(
         box: PixelRect, landmarks: FaceLandmarks?, eyeAngle: Double?, mode: AlignMode, size: Int, margin: Double,
-        width: Int, height: Int, inside: Bool = false
+        width: Int, height: Int, inside: Bool = false, turned: QuarterTurn = .upright, levelLimit: Double = 45
     ) -> AlignedFace {
         if mode.isTemplate, let landmarks,
-            let placement = templatePlacement(mode, landmarks: landmarks, side: size, width: width, height: height)
+            let placement = templatePlacement(
+                mode, landmarks: landmarks, side: size, width: width, height: height, turned: turned)
         {
             return AlignedFace(square: placement.bounds, warp: placement.transform, angle: nil, padded: placement.padded)
         }
@@ -101,7 +105,11 @@ extension Alignment {
         // The turned square is warped like a template crop, so that its
         // transform is exact (vips_rotate's output puts it half a pixel
         // off, depending on the parity of the turned image's size).
-        let angle = mode == .level ? eyeAngle.flatMap { abs($0) <= 45 ? $0 : nil } : nil
+        // A turned face: its turn, and in `level` what its eye line adds
+        // to it (within 45 degrees: the nearest quarter was taken).
+        let limit = turned.isUpright ? levelLimit : 45
+        let levelled = mode == .level ? eyeAngle.flatMap { abs(turned.residual($0)) <= limit ? $0 : nil } : nil
+        let angle = levelled ?? (turned.isUpright ? nil : Double(turned.degrees))
         let marginUsed = inside ? (CropGeometry.marginUsed(side: square.side, face: box, asked: margin) * 10_000).rounded() / 10_000 : nil
         return AlignedFace(
             square: square, warp: angle.map { levelCrop(square, angle: $0, side: size) }, angle: angle,

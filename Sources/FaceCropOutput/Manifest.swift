@@ -71,8 +71,10 @@ package enum Manifest {
         if face.status == .ok { fields.append(("crop", .string(face.crop))) }
         fields.append(("padded", .bool(face.padded)))
         if let margin = face.marginUsed { fields.append(("margin_used", .double(margin))) }
+        fields.append(("target", .string(face.target.rawValue)))
+        // Present only for a face not upright in the photo (upright faces' lines keep their bytes).
+        if !face.turned.isUpright { fields.append(("turned", .int(face.turned.degrees))) }
         fields += [
-            ("target", .string(face.target.rawValue)),
             ("aligned", .bool(face.aligned)),
             ("angle", .double(face.angle)),
             ("sharpness", .double(face.sharpness)),
@@ -176,6 +178,7 @@ package enum Manifest {
         var padded: Bool?
         var marginUsed: Double?
         var target: String?
+        var turned: Int?
         var aligned: Bool?
         var angle: Double?
         var sharpness: Double?
@@ -246,7 +249,7 @@ extension Manifest.Line {
         guard let index = face, let box = bbox, box.count == 4, let score, (crop != nil) == (status == .ok), let padded else {
             return nil
         }
-        return FaceRecord(
+        var record = FaceRecord(
             index: index, box: PixelRect(x: box[0], y: box[1], width: box[2], height: box[3]), score: score,
             target: target.flatMap(Target.init(rawValue:)) ?? .face, aligned: aligned ?? false,
             angle: angle ?? 0, sharpness: sharpness ?? 0, quality: faceQualityRecord, crop: crop ?? "", padded: padded,
@@ -256,6 +259,8 @@ extension Manifest.Line {
             status: status, phash: phash.flatMap(PerceptualHash.init(hex:)), duplicateOf: duplicateOf,
             embeddingRow: embedding, person: person, split: split, video: videoFace,
             tagged: tagged ?? false, tagName: tagName, foundByTag: foundBy == "tag")
+        record.turned = turned.flatMap(QuarterTurn.init(degrees:)) ?? .upright
+        return record
     }
 
     /// A video face's time, frame and track; nil for a photo's face.

@@ -44,6 +44,10 @@ package struct Stats {
         if let tiles = facts?.tileRule { curation.append(("crowd_tiles", .string(tiles))) }
         if settings.splitByPerson { curation.append(("split_by", .string("person"))) }
         if !settings.taggedFaces { curation.append(("tagged_faces", .string("no"))) }
+        // Absent with --no-turned, so that those datasets keep the hash of runs made before it.
+        if settings.turned, settings.target == .face {
+            curation.append(("turned", .string(facts?.turnedRule.map { "\($0.rawValue),level60" } ?? "level60")))
+        }
         if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
         return .object([
             ("size", .int(settings.size)),
@@ -101,6 +105,7 @@ package struct Stats {
         if let people = parsed["people"] as? String { members.append(("people", .string(people))) }
         if let tiles = parsed["crowd_tiles"] as? String { members.append(("crowd_tiles", .string(tiles))) }
         if let splitBy = parsed["split_by"] as? String { members.append(("split_by", .string(splitBy))) }
+        if let turned = parsed["turned"] as? String { members.append(("turned", .string(turned))) }
         if let keep = parsed["keep_person"] as? [String] { members.append(("keep_person", .array(keep.map(JSON.string)))) }
         return .object(members)
     }

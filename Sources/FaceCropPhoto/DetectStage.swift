@@ -7,10 +7,14 @@ package struct FoundFace {
     package var box: PixelRect
     package var score: Double
     package var sharpness: Double
-    /// The eye line's angle in degrees, when both eyes were found.
+    /// The eye line's angle in degrees, when both eyes were found (of a
+    /// turned face: the face's roll, `QuarterTurn.roll`, turn included).
     package var angle: Double?
     /// The five landmarks in upright full-resolution pixels, when found.
     package var landmarks: FaceLandmarks?
+    /// How the face lies in the photo (`QuarterTurn`): its crop, pose,
+    /// quality and descriptor are taken in its upright frame.
+    package var turned = QuarterTurn.upright
     /// The face tag it matches (`TagStage`), and whether it was found only
     /// by its tag (the detector missed it).
     package var tag: FaceTag? = nil
@@ -35,19 +39,25 @@ package enum DetectStage {
     package static func detect(_ decoded: Decoded, with detector: Detector, settings: CropSettings, source: String)
         throws(FaceCropError) -> Result
     {
-        try detect(small: decoded.small, full: decoded.full, with: detector, settings: settings, source: source)
+        try detect(
+            small: decoded.small, full: decoded.full, with: detector, settings: settings, source: source,
+            stored: decoded.header.orientation <= 1)
     }
 
     /// The same on any detection-size picture `small` of an upright image
-    /// of `full` pixels (a photo's decode, a video frame).
+    /// of `full` pixels (a photo's decode, a video frame); `stored`: the
+    /// photo has no EXIF orientation, so it may be stored turned.
     package static func detect(
-        small: Picture, full: (width: Int, height: Int), with detector: Detector, settings: CropSettings, source: String
+        small: Picture, full: (width: Int, height: Int), with detector: Detector, settings: CropSettings, source: String,
+        stored: Bool = false
     ) throws(FaceCropError) -> Result {
         let gray = try small.grayPixels(source: source)
         let rgb = detector.needsColour ? try small.rgbPixels(source: source) : nil
         let scale = Double(gray.width) / Double(full.width)
         let minSide = Int((Double(settings.minFace) * scale).rounded(.down))
-        var found = try detector.find(in: gray, rgb: rgb, minSide: minSide, source: source)
+        var found = settings.turned
+            ? try detector.findTurned(in: gray, rgb: rgb, minSide: minSide, stored: stored, source: source)
+            : try detector.find(in: gray, rgb: rgb, minSide: minSide, source: source)
         if settings.personOnly {
             let people = try detector.findPeople(in: gray, source: source).map(\.box)
             found = found.filter {
@@ -59,11 +69,13 @@ package enum DetectStage {
             }
         }
         var faces = found.map { detection in
-            FoundFace(
+            let roll = detection.turned.isUpright ? detection.eyes.map(\.angle) : detection.five.flatMap(QuarterTurn.roll)
+            return FoundFace(
                 box: CropGeometry.map(detection.box, from: (gray.width, gray.height), to: full), score: detection.score,
                 sharpness: (Detector.sharpness(of: detection.box, in: gray) * 100).rounded() / 100,
-                angle: detection.eyes.map { ($0.angle * 100).rounded() / 100 },
-                landmarks: detection.landmarks.map { Alignment.landmarks($0, from: (gray.width, gray.height), to: full) })
+                angle: roll.map { ($0 * 100).rounded() / 100 },
+                landmarks: detection.landmarks.map { Alignment.landmarks($0, from: (gray.width, gray.height), to: full) },
+                turned: detection.turned)
         }
         .filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
         faces.sort { a, b in
@@ -94,18 +106,25 @@ package enum DetectStage {
         _ face: FoundFace, in gray: GrayImage, full: (width: Int, height: Int), with detector: Detector,
         settings: CropSettings, source: String
     ) throws(FaceCropError) -> FaceQuality {
-        let box = CropGeometry.map(face.box, from: full, to: (gray.width, gray.height))
+        // A turned face is measured in its upright frame: its pose is a face's.
+        let (turn, photo) = (face.turned.reversed, full)
+        let small = (width: gray.width, height: gray.height)
+        let gray = gray.turned(turn)
+        let box = turn.turn(CropGeometry.map(face.box, from: photo, to: small), width: small.width, height: small.height)
+        let toUpright = face.turned.toUpright(width: photo.width, height: photo.height)
+        let full = turn.size(width: photo.width, height: photo.height)
         var points: [Point2D]?
         var fromDlib = false
         if settings.target == .face {
             if let found = face.landmarks, found.estimated.isEmpty {
-                points = found.points
+                points = found.points.map(toUpright.apply)
             } else if let landmarker = detector.landmarker, box.width > 1, box.height > 1 {
                 points = try landmarker.find(box, in: gray, full: full, source: source)
                 fromDlib = true
             }
         }
-        return FaceQuality(box: box, in: gray, points: points, fromDlib: fromDlib, full: full, fullBox: face.box)
+        let fullBox = turn.turn(face.box, width: photo.width, height: photo.height)
+        return FaceQuality(box: box, in: gray, points: points, fromDlib: fromDlib, full: full, fullBox: fullBox)
     }
 
 }

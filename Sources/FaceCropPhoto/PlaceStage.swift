@@ -24,7 +24,8 @@ package enum PlaceStage {
         let aligned = faces.map {
             Alignment.place(
                 box: $0.box, landmarks: $0.landmarks, eyeAngle: $0.angle, mode: settings.align, size: settings.size,
-                margin: settings.margin, width: full.width, height: full.height, inside: settings.pad.keepsInside)
+                margin: settings.margin, width: full.width, height: full.height, inside: settings.pad.keepsInside,
+                turned: $0.turned, levelLimit: settings.levelLimit)
         }
         let squares = aligned.map(\.square)
         return Placement(

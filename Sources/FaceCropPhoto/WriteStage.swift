@@ -93,7 +93,7 @@ package struct WriteStage {
             if let embedder {
                 records[index].embedding = try Self.embedding(
                     of: faces[index].box, landmarks: faces[index].landmarks, from: picture, sx: sx, sy: sy, origin: origin,
-                    embedder: embedder, source: source)
+                    embedder: embedder, source: source, turned: faces[index].turned)
             }
         }
         finished = true
@@ -102,16 +102,18 @@ package struct WriteStage {
     /// `--people`: the descriptor of the face `box` (photo pixels), dlib
     /// given the face resampled from the decode the crop is cut from
     /// (`sx`, `sy`, `origin` place the photo in it), upright, the box half
-    /// the region's side. A photo's and a video frame's faces alike.
+    /// the region's side; a `turned` face turned upright. A photo's and a
+    /// video frame's faces alike.
     package static func embedding(
         of box: PixelRect, landmarks: FaceLandmarks?, from picture: Picture, sx: Double, sy: Double, origin: (x: Int, y: Int),
-        embedder: Embedder, source: String
+        embedder: Embedder, source: String, turned: QuarterTurn = .upright
     ) throws(FaceCropError) -> Embedding? {
         let toDecode = Alignment.photoToDecode(sx: sx, sy: sy, origin: origin)
         guard let fromDecode = toDecode.inverse else { return nil }
         let region = try picture.warpRGB(
-            fromDecode.then(Embedder.region(of: box)), side: Embedder.regionSide, fill: .edge, source: source)
-        return try embedder.embed(region, box: box, landmarks: Embedder.chipLandmarks(landmarks), source: source)
+            fromDecode.then(Embedder.region(of: box, turned: turned)), side: Embedder.regionSide, fill: .edge, source: source)
+        return try embedder.embed(
+            region, box: box, landmarks: Embedder.chipLandmarks(landmarks), turned: turned, source: source)
     }
 
     /// One crop, encoded, and its photo -> crop transform: a turned crop is
@@ -179,5 +181,6 @@ extension FaceRecord {
             quality: face.quality, padded: aligned.padded, marginUsed: aligned.marginUsed,
             landmarks: face.landmarks.map(AlignmentJSON.rounded),
             status: status)
+        turned = face.turned
     }
 }

@@ -17,6 +17,8 @@ package struct PickCandidate: Sendable {
     package var crop: String
     package var person: String?
     package var box: PixelRect
+    /// How the face lies in its photo (manifest `turned`): cut upright.
+    package var turned = QuarterTurn.upright
     package var width: Int?
     package var height: Int?
     package var sha256: String?
@@ -92,6 +94,7 @@ extension PickCandidate {
         crop = line.crop
         person = object["person"] as? String
         box = PixelRect(x: bbox[0], y: bbox[1], width: bbox[2], height: bbox[3])
+        turned = (object["turned"] as? Int).flatMap(QuarterTurn.init(degrees:)) ?? .upright
         width = object["width"] as? Int
         height = object["height"] as? Int
         sha256 = object["sha256"] as? String

@@ -113,7 +113,7 @@ package struct PickCutter {
         }
         let face = Alignment.place(
             box: candidate.box, landmarks: nil, eyeAngle: nil, mode: .none, size: settings.size, margin: settings.margin,
-            width: full.width, height: full.height, inside: settings.pad.keepsInside)
+            width: full.width, height: full.height, inside: settings.pad.keepsInside, turned: candidate.turned)
         let needed = CropGeometry.decodeScale(for: [face.square], outputSide: settings.size)
         let cover = CropGeometry.cover([face.square], grow: 0, width: full.width, height: full.height)
         let (picture, origin, size) = try Picture.load(bytes, header: header, minScale: min(needed, 1), covering: cover, source: source)

@@ -1,0 +1,133 @@
+import FaceCropCore
+import FaceCropImaging
+
+/// Faces whichever way up they lie in the photo (`QuarterTurn`), for the
+/// networks with five landmarks.
+///
+/// A face turned a quarter or more is often found upright by CenterFace
+/// (90 of 93 held-out portraits stored turned), but its box is a poor fit
+/// and its landmarks are the network's guesses on a face it never saw that
+/// way up. Its eye line says the turn; the canvas turned back that way is
+/// searched again, where the face is upright and its box and landmarks
+/// fit, and what is found there is mapped back into the photo's frame.
+/// YuNet finds few turned faces upright (34 of 93), and often with the
+/// landmarks of an upright face, so a photo where it finds no face it is
+/// sure of is also searched on the three turned canvases (`canvases`).
+package enum TurnedFaces {
+    /// How a detector finds turned faces: the settings' `turned` value.
+    package enum Rule: String, Sendable {
+        /// The turn from the landmarks of the faces found upright.
+        case landmarks
+        /// That, and the turned canvases of a photo with no sure face.
+        case landmarksAndCanvases = "landmarks+canvases"
+    }
+
+    /// The faces of `first` (found upright on `gray`/`rgb`) with every face
+    /// turned a quarter or more found again on its turned canvas. A photo
+    /// `stored` without an EXIF orientation is also searched on turned
+    /// canvases, and their faces that beat what the first pass found there
+    /// kept: on the two sideways ones when a face said to be upright has a
+    /// box lying on its side (`sideways`), on all three with `canvases` when
+    /// no face of the photo is sure (`sure`). `search` finds faces on a
+    /// canvas, in its pixels.
+    package static func find(
+        first: [Subject], gray: GrayImage, rgb: RGBImage?, stored: Bool, canvases: Bool,
+        search: (GrayImage, RGBImage?) throws(FaceCropError) -> [Subject]
+    ) throws(FaceCropError) -> [Subject] {
+        var result = first.map { face in
+            var face = face
+            face.turned = turn(of: face)
+            return face
+        }
+        let turns = Set(result.map(\.turned.quarters)).subtracting([0]).sorted().map(QuarterTurn.init(quarters:))
+        for turn in turns {
+            let again = try upright(on: turn, gray: gray, rgb: rgb, search: search)
+            // The turned faces found again give way to their better fit;
+            // one not found again keeps its first box, turned.
+            result.removeAll { face in face.turned == turn && again.contains { $0.box.iou(face.box) >= 0.3 } }
+            result += again.filter { face in !result.contains { $0.box.iou(face.box) >= 0.3 } }
+        }
+        guard stored else { return result }
+        let wanted: [Int]
+        if canvases, (result.map(\.score).max() ?? 0) < sure {
+            // Three quarters before a half: sideways scans are the commoner.
+            wanted = [1, 3, 2]
+        } else if result.contains(where: sideways) {
+            wanted = [1, 3]
+        } else {
+            return result
+        }
+        var found: [Subject] = []
+        for turn in wanted.map(QuarterTurn.init(quarters:)) where !turns.contains(turn) {
+            found += try upright(on: turn, gray: gray, rgb: rgb, search: search)
+        }
+        return merged(result, found)
+    }
+
+    /// A face said to be upright whose box is a tenth wider than tall: a
+    /// face box is taller than wide (CenterFace's and YuNet's, about 1.3
+    /// times), and a face lying on its side that the network took for an
+    /// upright one, with an upright face's landmarks, keeps a box lying on
+    /// its side (every such miss on the people dev set turned 90 and 270).
+    private static func sideways(_ face: Subject) -> Bool {
+        face.turned.isUpright && face.five != nil && Double(face.box.width) > 1.1 * Double(face.box.height)
+    }
+
+    /// A score YuNet gives a face upright (0.93-0.94 on the fixtures'
+    /// portraits) and not the same face a quarter turned, which it often
+    /// finds with landmarks of an upright face (0.81-0.84): a photo with no
+    /// face this sure is searched on the turned canvases, and a face found
+    /// only there is kept from this score on.
+    package static let sure = 0.9
+
+    /// How much more a turned canvas's face must score than the faces of
+    /// the first pass it overlaps to take their place (as much as a
+    /// `sideways` one is enough).
+    package static let margin = 0.05
+
+    /// `result` with each face of `found` (best first) that overlaps none of
+    /// it and is `sure`, or beats every face it overlaps (by `margin`).
+    private static func merged(_ first: [Subject], _ found: [Subject]) -> [Subject] {
+        var result = first
+        let ranked = found.enumerated().sorted { a, b in
+            a.element.score != b.element.score ? a.element.score > b.element.score : a.offset < b.offset
+        }
+        for face in ranked.map(\.element) {
+            let rivals = result.filter { $0.box.iou(face.box) >= 0.3 }
+            let wins = rivals.isEmpty ? face.score >= sure : rivals.allSatisfy { face.score >= $0.score + (sideways($0) ? 0 : margin) }
+            guard wins else { continue }
+            result.removeAll { $0.box.iou(face.box) >= 0.3 }
+            result.append(face)
+        }
+        return result
+    }
+
+    /// The quarter turn of a face found with five landmarks (upright without).
+    package static func turn(of face: Subject) -> QuarterTurn {
+        guard let five = face.five, let roll = QuarterTurn.roll(of: five) else { return .upright }
+        return QuarterTurn.nearest(roll: roll)
+    }
+
+    /// The faces upright on the canvas turned back by `turn` (those lying
+    /// within a tilt of upright there), in `gray`'s pixels, marked `turn`.
+    private static func upright(
+        on turn: QuarterTurn, gray: GrayImage, rgb: RGBImage?,
+        search: (GrayImage, RGBImage?) throws(FaceCropError) -> [Subject]
+    ) throws(FaceCropError) -> [Subject] {
+        let back = turn.reversed
+        let canvas = gray.turned(back)
+        let found = try search(canvas, rgb?.turned(back))
+        let toPhoto = turn.turning(width: canvas.width, height: canvas.height)
+        return found.filter { Self.turn(of: $0).isUpright && $0.five != nil }.map { face in
+            var face = face
+            face.box = turn.turn(face.box, width: canvas.width, height: canvas.height)
+            face.five = face.five?.mapped(toPhoto)
+            face.eyes = face.five.map { five in
+                let (a, b) = (five[.leftEye], five[.rightEye])
+                return EyePair(x1: a.x, y1: a.y, x2: b.x, y2: b.y)
+            }
+            face.turned = turn
+            return face
+        }
+    }
+}
