@@ -46,6 +46,12 @@ package struct FaceQuality: Sendable, Equatable {
     package var jpegQuality: Int?
     /// Share of the crop lying outside the photo (padding).
     package var outside = 0.0
+    /// From the face mesh (`FaceMeshMeasures`; nil: its model is not
+    /// installed, or the face has no five points): how open each eye is, the
+    /// one nearer the image's left first (about 0.3 open, under 0.1 closed),
+    /// and the probability that the face is a face.
+    package var eyesOpen: [Double]? = nil
+    package var facePresence: Double? = nil
     /// The score 0...1; the factors below their level ("something is
     /// wrong"), worst first, and the worst of them ("": none).
     package var score = 0.0

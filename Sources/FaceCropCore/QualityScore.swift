@@ -9,8 +9,9 @@ package enum QualityScore {
     /// The score's meaning: stats.json's settings carry it, so a dataset
     /// scored by another meaning is processed again (`--check` says so).
     /// 1: saturating factors (no version in the settings); 2: factors with a
-    /// range where nothing is wrong, softness and detail for blur and size.
-    package static let version = 2
+    /// range where nothing is wrong, softness and detail for blur and size;
+    /// 3: the face mesh's eyes and face presence (`eyes_closed`, `not_a_face`).
+    package static let version = 3
 
     /// Where a measure stops being fine and where it is wrong; the factor is
     /// `level` at `wrong`.
@@ -55,6 +56,12 @@ package enum QualityScore {
     /// Share of the crop outside the photo.
     package static let outside = Edge(fine: 0.02, wrong: 0.15)
 
+    /// The more open eye's openness (the face mesh's lid gap over eye width):
+    /// calibrated on closed- and open-eyed faces (docs/quality.md).
+    package static let eyesOpen = Edge(fine: 0.2, wrong: 0.12)
+    /// The face mesh's face-presence probability.
+    package static let facePresence = Edge(fine: 0.5, wrong: 0.2)
+
     /// The `small` factor.
     package static func sizeFactor(_ q: FaceQuality) -> Double { detail.factor(q.detailPx) }
 
@@ -69,6 +76,8 @@ package enum QualityScore {
             ("jpeg", blocking.factor(q.blocks) * jpegQuality.factor(Double(q.jpegQuality ?? 100)), level),
             ("profile", self.yaw.factor(yaw), level),
             ("padding", outside.factor(q.outside), level),
+            ("eyes_closed", q.eyesOpen.flatMap { $0.max() }.map(eyesOpen.factor) ?? 1, level),
+            ("not_a_face", q.facePresence.map(facePresence.factor) ?? 1, level),
         ]
     }
 
