@@ -1,9 +1,10 @@
-"""MediaPipe's face landmark network (Face Mesh) as an ONNX model, from its .tflite.
+"""MediaPipe's face landmark network (Face Mesh), or its iris network, as an ONNX model, from its .tflite.
 
     face_mesh_model.py TFLITE OUT
 
-TFLITE is mediapipe/modules/face_landmark/face_landmark.tflite of the
-mediapipe 0.10.14 wheel (scripts/fetch-face-mesh-model takes it out). The
+TFLITE is mediapipe/modules/face_landmark/face_landmark.tflite or
+mediapipe/modules/iris_landmark/iris_landmark.tflite of the mediapipe
+0.10.14 wheel (scripts/fetch-face-mesh-model takes them out). The
 flatbuffer is read with the `tflite` package (the TFLite schema's generated
 readers) and the graph is written again operator by operator with `onnx`,
 in NCHW where TFLite is NHWC:
@@ -20,12 +21,14 @@ in NCHW where TFLite is NHWC:
   tensor put back in NHWC order first, so the flat order is TFLite's);
 - a fused RELU / RELU6 as Relu / Clip.
 
-The input "image" is the 192 x 192 face as RGB 0-255 floats, 1 x 3 x 192 x
-192; the graph divides it by 255 (the model reads 0-1, as MediaPipe's
-ImageToTensorCalculator gives it). The outputs keep TFLite's shapes and
-names: "landmarks" (1 x 1 x 1 x 1404: 468 points, x y z each, in the 192
-px input's pixels) and "face_score" (1 x 1 x 1 x 1: the face-presence
-logit).
+The input "image" is the 192 x 192 face (the iris network: the 64 x 64
+eye) as RGB 0-255 floats, 1 x 3 x H x W; the graph divides it by 255 (the
+networks read 0-1, as MediaPipe's ImageToTensorCalculator gives them). The
+outputs keep TFLite's shapes: the face network's "landmarks" (1 x 1 x 1 x
+1404: 468 points, x y z each, in the 192 px input's pixels) and
+"face_score" (1 x 1 x 1 x 1: the face-presence logit); the iris network's
+"eye_contour" (1 x 213: 71 points of the eye's contour and brow, x y z, in
+the 64 px input's pixels) and "iris" (1 x 15: 5 points).
 """
 
 import math
@@ -39,7 +42,8 @@ from onnx import TensorProto, helper, numpy_helper
 OPS = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
 NUMPY = {tflite.TensorType.FLOAT32: np.float32, tflite.TensorType.FLOAT16: np.float16,
          tflite.TensorType.INT32: np.int32, tflite.TensorType.INT64: np.int64}
-OUTPUT_NAMES = ["landmarks", "face_score"]
+# The outputs' names, by the input's side: the face model's and the iris model's.
+OUTPUT_NAMES = {192: ["landmarks", "face_score"], 64: ["eye_contour", "iris"]}
 
 
 class Reader:
@@ -195,14 +199,14 @@ class Converter:
             self.emit(i)
         outputs = []
         for k in range(g.OutputsLength()):
-            index, name = g.Outputs(k), OUTPUT_NAMES[k]
+            index, name = g.Outputs(k), OUTPUT_NAMES[h][k]
             shape = self.r.shape(index)
             if len(shape) == 4:
                 self.node("Transpose", [self.value(index)], name, perm=[0, 2, 3, 1])
             else:
                 self.node("Identity", [self.value(index)], name)
             outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, shape))
-        graph = helper.make_graph(self.nodes, "face_mesh",
+        graph = helper.make_graph(self.nodes, "face_mesh" if h == 192 else "iris",
                                   [helper.make_tensor_value_info("image", TensorProto.FLOAT, [n, c, h, w])],
                                   outputs, self.inits)
         model = helper.make_model(graph, producer_name="facecrop face_mesh_model.py",

@@ -1,37 +1,26 @@
 import Foundation
 
-/// What the quality record reads from the face mesh's 468 points (MediaPipe's
-/// Face Mesh topology; `FaceMesh` runs the network) and the chip they are
-/// found on: an upright square around the face, cut from its two eye centres
-/// and a point below them (the nose or the mouth).
+/// What the quality record reads from the face mesh (MediaPipe's Face Mesh
+/// and iris networks; `FaceMesh` runs them) and the chip they run on: an
+/// upright square around the face, cut from its two eye centres and a point
+/// below them (the nose or the mouth).
 package enum FaceMeshMeasures {
-    /// An eye's contour points in the mesh: its two corners, and three pairs
-    /// of points facing each other across the eyelids. `nearLeft` is the eye
-    /// nearer the chip's left (the person's right eye in an upright photo).
-    struct EyeContour {
-        var corners: (Int, Int)
-        var lids: [(Int, Int)]
-    }
-
-    static let nearLeft = EyeContour(corners: (33, 133), lids: [(160, 144), (159, 145), (158, 153)])
-    static let nearRight = EyeContour(corners: (362, 263), lids: [(385, 380), (386, 374), (387, 373)])
+    /// The iris network's eye contour (71 points an eye; MediaPipe's
+    /// iris_landmark): points 0-8 run along the lower lid from one corner (0)
+    /// to the other (8), 9-15 along the upper lid; 3, 4, 5 face 11, 12, 13.
+    static let corners = (0, 8)
+    static let lids = [(3, 11), (4, 12), (5, 13)]
 
     /// How open an eye is: the mean gap between its lids over the distance
-    /// between its corners (about 0.3 for an open eye, under 0.1 for a closed
-    /// one), to 0.001.
-    static func openness(_ eye: EyeContour, points: [Point2D]) -> Double {
-        func gap(_ i: Int, _ j: Int) -> Double { hypot(points[i].x - points[j].x, points[i].y - points[j].y) }
-        let width = gap(eye.corners.0, eye.corners.1)
+    /// between its corners (about 0.3 for an open eye, under 0.15 for a
+    /// closed one), to 0.001; nil for fewer than 16 points.
+    package static func openness(_ eye: [Point2D]) -> Double? {
+        guard eye.count >= 16 else { return nil }
+        func gap(_ i: Int, _ j: Int) -> Double { hypot(eye[i].x - eye[j].x, eye[i].y - eye[j].y) }
+        let width = gap(corners.0, corners.1)
         guard width > 0 else { return 0 }
-        let lids = eye.lids.map { gap($0.0, $0.1) }.reduce(0, +) / Double(eye.lids.count)
+        let lids = self.lids.map { gap($0.0, $0.1) }.reduce(0, +) / Double(self.lids.count)
         return (lids / width * 1000).rounded() / 1000
-    }
-
-    /// Each eye's openness, the chip's left one first; nil for fewer than
-    /// the mesh's 468 points.
-    package static func eyesOpen(_ points: [Point2D]) -> [Double]? {
-        guard points.count >= 468 else { return nil }
-        return [openness(nearLeft, points: points), openness(nearRight, points: points)]
     }
 
     /// The chip's side in eye distances, and how far below the eyes' midpoint

@@ -14,24 +14,35 @@ package final class FaceMesh: @unchecked Sendable {
     private let runtime: OnnxRuntime
     package let path: String
 
-    /// The model's file name, made by scripts/fetch-face-mesh-model.
+    /// The models' file names, made by scripts/fetch-face-mesh-model: the
+    /// face network, and beside it the iris network.
     package static let fileName = "face-mesh.onnx"
+    package static let irisFileName = "face-mesh-iris.onnx"
 
-    /// The first of the model folders (`PeopleModels.folders`: where the
-    /// other models are found) holding the model; nil: none does, and faces
-    /// get no eye or face measures.
-    package static func resolve() -> String? {
-        PeopleModels.folders().map { $0 + "/" + fileName }.first { FileManager.default.isReadableFile(atPath: $0) }
+    /// The iris network beside the face network at `path`.
+    package static func irisPath(_ path: String) -> String {
+        (path as NSString).deletingLastPathComponent + "/" + irisFileName
     }
 
-    /// Loads the network from `model` (exit 69 naming it when it is not the
-    /// face mesh). One thread a pass, as the descriptor: the workers are the
+    /// The first of the model folders (`PeopleModels.folders`: where the
+    /// other models are found) holding the face model, where ONNX Runtime loads
+    /// too; nil: either is missing, and faces get no eye or face measures
+    /// (the default cascades run without ONNX Runtime, as before).
+    package static func resolve() -> String? {
+        guard let path = PeopleModels.folders().map({ $0 + "/" + fileName }).first(where: {
+            FileManager.default.isReadableFile(atPath: $0)
+        }) else { return nil }
+        return (try? OnnxRuntime.shared()) == nil ? nil : path
+    }
+
+    /// Loads the networks from `model` and the iris network beside it (exit
+    /// 69 naming the file that is missing or not the network). One thread a pass, as the descriptor: the workers are the
     /// parallelism.
     package init(model: String) throws(FaceCropError) {
         let runtime = try OnnxRuntime.shared()
         var options = OnnxRuntime.sessionOptions()
         options.intra_op_threads = 1
-        handle = try openHandle({ CFaceDetect_FaceMeshNew(runtime.pointer, model, &options, &$0, &$1) }) {
+        handle = try openHandle({ CFaceDetect_FaceMeshNew(runtime.pointer, model, Self.irisPath(model), &options, &$0, &$1) }) {
             .modelUnavailable(model, reason: $0)
         }
         self.runtime = runtime
@@ -40,27 +51,35 @@ package final class FaceMesh: @unchecked Sendable {
 
     deinit { CFaceDetect_FaceMeshClose(handle) }
 
-    /// The mesh's points (chip pixels) and the face-presence probability, on
-    /// the chip `chipToImage` maps out of `gray`.
+    /// The mesh's points, each eye's contour (the chip's left eye first;
+    /// chip pixels) and the face-presence probability, on the chip
+    /// `chipToImage` maps out of `gray`.
     package func run(_ gray: GrayImage, chipToImage: Affine2D, source: String) throws(FaceCropError)
-        -> (points: [Point2D], presence: Double)
+        -> (points: [Point2D], eyes: [[Point2D]], presence: Double)
     {
-        let count = Int(CFaceDetect_FaceMeshPoints)
+        let (count, eye) = (Int(CFaceDetect_FaceMeshPoints), Int(CFaceDetect_EyeContourPoints))
         var out = [Float](repeating: 0, count: 3 * count)
+        var eyes = [Float](repeating: 0, count: 4 * eye)
         var presence: Float = 0
         var message: UnsafeMutablePointer<CChar>?
         let m = [chipToImage.a, chipToImage.b, chipToImage.c, chipToImage.d, chipToImage.e, chipToImage.f]
         let status = gray.pixels.withUnsafeBufferPointer { pixels in
             out.withUnsafeMutableBufferPointer { values in
-                CFaceDetect_FaceMeshRun(
-                    handle, pixels.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, m, values.baseAddress,
-                    &presence, &message)
+                eyes.withUnsafeMutableBufferPointer { contour in
+                    CFaceDetect_FaceMeshRun(
+                        handle, pixels.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, m,
+                        values.baseAddress, &presence, contour.baseAddress, &message)
+                }
             }
         }
         guard status == 0 else {
             throw .detectionFailed(source, reason: takeMessage(message, fallback: "face mesh failed", free: CFaceDetect_Free))
         }
-        return ((0..<count).map { Point2D(Double(out[3 * $0]), Double(out[3 * $0 + 1])) }, Double(presence))
+        let points = (0..<count).map { Point2D(Double(out[3 * $0]), Double(out[3 * $0 + 1])) }
+        let contours = (0..<2).map { e in
+            (0..<eye).map { Point2D(Double(eyes[2 * (e * eye + $0)]), Double(eyes[2 * (e * eye + $0) + 1])) }
+        }
+        return (points, contours, Double(presence))
     }
 
     /// The eye and face measures of a face whose five points `points` (in
@@ -78,8 +97,9 @@ package final class FaceMesh: @unchecked Sendable {
             : (points[0], points[1], mean(points[3], points[4]))
         let side = Int(CFaceDetect_FaceMeshSide)
         guard let chip = FaceMeshMeasures.chip(eyeA: a, eyeB: b, below: below, side: side) else { return nil }
-        let (found, presence) = try run(gray, chipToImage: chip, source: source)
-        guard let eyes = FaceMeshMeasures.eyesOpen(found) else { return nil }
-        return (eyes, (presence * 1000).rounded() / 1000)
+        let found = try run(gray, chipToImage: chip, source: source)
+        let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
+        guard eyes.count == 2 else { return nil }
+        return (eyes, (found.presence * 1000).rounded() / 1000)
     }
 }

@@ -29,7 +29,7 @@ package struct Stats {
     /// so that a dataset grouped from other descriptors is processed again.
     package static func settingsJSON(
         _ settings: CropSettings, cascadePath: String, modelPath: String? = nil, posePredictor: String? = nil,
-        faceMesh: String? = nil, people: String? = nil
+        faceMesh: [String]? = nil, people: String? = nil
     ) -> JSON {
         var curation: [(String, JSON)] = []
         let facts = settings.target == .face ? settings.detector.facts : nil
@@ -70,8 +70,8 @@ package struct Stats {
             ("min_face_quality", .double(settings.minFaceQuality)),
             ("max_yaw", .double(settings.maxYaw)),
             ("pose_sha256", .string(posePredictor.map(fileHash) ?? "")),
-            // The face mesh of the eye and face measures ("": none found).
-            ("face_mesh_sha256", .string(faceMesh.map(fileHash) ?? "")),
+            // The face mesh's two networks, of the eye and face measures ("": none found).
+            ("face_mesh_sha256", .string(faceMesh.map { $0.map(fileHash).joined(separator: " ") } ?? "")),
             // What face_quality means (`QualityScore.version`): a new meaning scores every face again.
             ("quality_score", .int(QualityScore.version)),
         ] + curation)
