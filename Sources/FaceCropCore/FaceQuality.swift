@@ -67,11 +67,16 @@ package struct FaceQuality: Sendable, Equatable {
         (self.jpegQuality, self.outside, self.score, self.reasons) = (jpegQuality, outside, score, reasons)
     }
 
-    /// Whether `--min-face-quality` / `--max-yaw` leave the face out; a face
-    /// turned too far has reason `profile` first then, whatever else is wrong.
-    package mutating func leftOut(minScore: Double, maxYaw: Double) -> Bool {
+    /// Whether `--min-face-quality` / `--max-yaw` / `--eyes open` leave the
+    /// face out; a face turned too far has reason `profile` first then,
+    /// whatever else is wrong, and one left out for its eyes `eyes_closed`.
+    package mutating func leftOut(minScore: Double, maxYaw: Double, eyesOpen: Bool = false) -> Bool {
         if let pose, abs(pose.yaw) > maxYaw {
             reasons = ["profile"] + reasons.filter { $0 != "profile" }
+            return true
+        }
+        if eyesOpen, reasons.contains("eyes_closed") {
+            reasons = ["eyes_closed"] + reasons.filter { $0 != "eyes_closed" }
             return true
         }
         return score < minScore

@@ -56,9 +56,10 @@ package enum QualityScore {
     /// Share of the crop outside the photo.
     package static let outside = Edge(fine: 0.02, wrong: 0.15)
 
-    /// The more open eye's openness (the face mesh's lid gap over eye width):
-    /// calibrated on closed- and open-eyed faces (docs/quality.md).
-    package static let eyesOpen = Edge(fine: 0.2, wrong: 0.12)
+    /// The two eyes' mean openness (the iris network's lid gap over eye
+    /// width): closed eyes lie at 0.05-0.25, open ones at 0.25-0.45; set on
+    /// the tuning half of the closed- and open-eyed faces (docs/quality.md).
+    package static let eyesOpen = Edge(fine: 0.25, wrong: 0.21)
     /// The face mesh's face-presence probability.
     package static let facePresence = Edge(fine: 0.5, wrong: 0.2)
 
@@ -76,7 +77,7 @@ package enum QualityScore {
             ("jpeg", blocking.factor(q.blocks) * jpegQuality.factor(Double(q.jpegQuality ?? 100)), level),
             ("profile", self.yaw.factor(yaw), level),
             ("padding", outside.factor(q.outside), level),
-            ("eyes_closed", q.eyesOpen.flatMap { $0.max() }.map(eyesOpen.factor) ?? 1, level),
+            ("eyes_closed", q.eyesOpen.map { eyesOpen.factor($0.reduce(0, +) / Double(max($0.count, 1))) } ?? 1, level),
             ("not_a_face", q.facePresence.map(facePresence.factor) ?? 1, level),
         ]
     }

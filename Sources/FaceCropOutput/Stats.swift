@@ -69,6 +69,7 @@ package struct Stats {
             // that gives the pose of faces without landmarks ("": none found).
             ("min_face_quality", .double(settings.minFaceQuality)),
             ("max_yaw", .double(settings.maxYaw)),
+            ("eyes", .string(settings.eyes.rawValue)),
             ("pose_sha256", .string(posePredictor.map(fileHash) ?? "")),
             // The face mesh's two networks, of the eye and face measures ("": none found).
             ("face_mesh_sha256", .string(faceMesh.map { $0.map(fileHash).joined(separator: " ") } ?? "")),
@@ -80,7 +81,7 @@ package struct Stats {
     package static let settingsKeys = [
         "size", "margin", "faces", "min_face", "pad", "format", "quality", "detect_size", "min_neighbors", "max_pixels",
         "cascade", "cascade_sha256", "detector", "min_score", "target", "person_only", "align", "min_sharpness",
-        "model_sha256", "min_face_quality", "max_yaw", "pose_sha256", "face_mesh_sha256",
+        "model_sha256", "min_face_quality", "max_yaw", "eyes", "pose_sha256", "face_mesh_sha256",
         "quality_score",
     ]
 
