@@ -85,9 +85,11 @@ package struct FaceQuality: Sendable, Equatable {
     /// The score with its size factor taken out: how well the face's pixels
     /// show it, whatever its size. `--people` holds it against a floor
     /// (`PeopleRule.minCoreQuality`), because the grouping already weighs
-    /// size by its own rule.
+    /// size by its own rule. The eyes' factor is taken out too: closed eyes
+    /// do not hide who a face is, and the floor keeps the meaning it was set
+    /// with (a blink joins its person as before).
     package var apartFromSize: Double {
-        let size = QualityScore.sizeFactor(self)
+        let size = QualityScore.sizeFactor(self) * QualityScore.eyesFactor(self)
         return size > 0 ? min(1, score / size) : 0
     }
 

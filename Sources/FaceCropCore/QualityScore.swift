@@ -66,6 +66,11 @@ package enum QualityScore {
     /// The `small` factor.
     package static func sizeFactor(_ q: FaceQuality) -> Double { detail.factor(q.detailPx) }
 
+    /// The `eyes_closed` factor: the two eyes' mean openness (1 without it).
+    package static func eyesFactor(_ q: FaceQuality) -> Double {
+        q.eyesOpen.map { eyesOpen.factor($0.reduce(0, +) / Double(max($0.count, 1))) } ?? 1
+    }
+
     /// Each factor: its reason's name, value and level, in the table's order.
     package static func parts(_ q: FaceQuality) -> [(name: String, value: Double, level: Double)] {
         let yaw = abs(q.pose?.yaw ?? 0)
@@ -77,7 +82,7 @@ package enum QualityScore {
             ("jpeg", blocking.factor(q.blocks) * jpegQuality.factor(Double(q.jpegQuality ?? 100)), level),
             ("profile", self.yaw.factor(yaw), level),
             ("padding", outside.factor(q.outside), level),
-            ("eyes_closed", q.eyesOpen.map { eyesOpen.factor($0.reduce(0, +) / Double(max($0.count, 1))) } ?? 1, level),
+            ("eyes_closed", eyesFactor(q), level),
             ("not_a_face", q.facePresence.map(facePresence.factor) ?? 1, level),
         ]
     }
