@@ -17,7 +17,14 @@ held out); the edges (DEFAULTS, as QualityScore.swift) were set by hand from
 the even half and the people-devset.
 
     scripts/eval_quality.py [--bin .build/release/facecrop] [--work /work/qdata] [--sets devset,people,fixtures]
-        [--skip devset:shrunk,...] [--detector cascade]
+        [--skip devset:shrunk,...] [--detector cascade] [--eyes FOLDER]
+
+With --eyes FOLDER (FOLDER/closed and FOLDER/open hold photos of faces with
+both eyes closed and open; gathered outside the repository, see
+docs/quality.md), it also gives, per half of FOLDER (CRC-32 of the file
+name: even tuned on, odd held out), the share of each with eyes_closed and
+the AUC of face_quality ranking the open-eyed faces over the closed ones.
+Portraits of the dev sets get their eyes_closed and not_a_face shares.
 
 Python 3 standard library; vips (the command) for the copies.
 """
@@ -139,8 +146,9 @@ def pairs(orig, other, mirror=False):
 LEVEL = 0.75
 DEFAULTS = dict(
     softness=(1.0, 1.3), detail=(40.0, 20.0), darkMean=(0.25, 0.22), brightMean=(0.75, 0.85), darkClipped=(0.1, 0.3),
-    brightClipped=(0.03, 0.1), blocking=(1.5, 2.0), jpegQuality=(50.0, 25.0), yaw=(30.0, 45.0), outside=(0.02, 0.15))
-NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding"]
+    brightClipped=(0.03, 0.1), blocking=(1.5, 2.0), jpegQuality=(50.0, 25.0), yaw=(30.0, 45.0), outside=(0.02, 0.15),
+    eyesOpen=(0.25, 0.21), facePresence=(0.5, 0.2))
+NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding", "eyes_closed", "not_a_face"]
 
 
 def edge(x, e):
@@ -164,6 +172,8 @@ def parts(o, c):
         edge(o["blocking"], c["blocking"]) * edge(q, c["jpegQuality"]),
         edge(yaw, c["yaw"]),
         edge(o["outside"], c["outside"]),
+        edge(sum(o["eyes_open"]) / len(o["eyes_open"]), c["eyesOpen"]) if o.get("eyes_open") else 1.0,
+        edge(o["face_presence"], c["facePresence"]) if o.get("face_presence") is not None else 1.0,
     ]
 
 
@@ -232,11 +242,50 @@ def report(title, by_kind, mirrored, orig, c, detector):
         qs = sorted(p["face_quality"] if c is None else round(score(p, c), 4) for p in ps)
         empty = sum(1 for p in ps if not (p["quality_reasons"] if c is None else reasons(p, c)))
         print(f"  portraits  {len(ps)} faces: median face_quality {qs[len(qs) // 2]:.3f}, quality_reason empty {empty}/{len(ps)} = {100 * empty / len(ps):.1f} %")
+        for name in ("eyes_closed", "not_a_face"):
+            k = sum(1 for p in ps if name in (p["quality_reasons"] if c is None else reasons(p, c)))
+            print(f"  portraits  {name}: {k}/{len(ps)} = {100 * k / len(ps):.1f} %")
     with_pose = [(a, b) for _, a, b in mirrored if a["pose"] and b["pose"]]
     if with_pose:
         yaw = sum(abs(a["pose"]["yaw"] + b["pose"]["yaw"]) for a, b in with_pose) / len(with_pose)
         roll = sum(abs(a["pose"]["roll"] + b["pose"]["roll"]) for a, b in with_pose) / len(with_pose)
         print(f"  mirrored   {len(with_pose)} faces: mean |yaw+yaw'| = {yaw:.2f} deg, |roll+roll'| = {roll:.2f} deg")
+
+
+def auc(high, low):
+    """The share of (h, l) pairs with h above l, a tie counting half."""
+    if not high or not low:
+        return float("nan")
+    wins = sum((h > l) + 0.5 * (h == l) for h in high for l in low)
+    return wins / (len(high) * len(low))
+
+
+def eyes_report(binary, folder, work, detector):
+    """FOLDER/closed and FOLDER/open: one face a photo (the largest found);
+    split by CRC-32 of the file name (even: tuned on, odd: held out)."""
+    found = faces(binary, folder, os.path.join(work, "out", detector, "eyes"), detector)
+    print(f"== eyes: {folder} ({detector})")
+    for half, title in ((0, "tuned on (even CRC-32)"), (1, "held out (odd CRC-32)")):
+        by = {"closed": [], "open": []}
+        photos = {"closed": 0, "open": 0}
+        for kind in by:
+            names = [n for n in os.listdir(os.path.join(folder, kind)) if zlib.crc32(n.encode()) % 2 == half]
+            photos[kind] = len(names)
+            for n in names:
+                fs = found.get(os.path.splitext(os.path.join(kind, n))[0], [])
+                if fs:
+                    by[kind].append(max(fs, key=lambda o: o["bbox"][2] * o["bbox"][3]))
+        print(f"  {title}:")
+        for kind, fs in by.items():
+            k = sum(1 for o in fs if "eyes_closed" in o["quality_reasons"])
+            eyes = sorted(sum(o["eyes_open"]) / 2 for o in fs if o.get("eyes_open"))
+            median = eyes[len(eyes) // 2] if eyes else float("nan")
+            print(f"    {kind:6s} {len(fs)}/{photos[kind]} photos with a face: eyes_closed {k}/{len(fs)} = {100 * k / max(len(fs), 1):.1f} %, "
+                  f"median openness {median:.3f}")
+        q = auc([o["face_quality"] for o in by["open"]], [o["face_quality"] for o in by["closed"]])
+        e = auc([sum(o["eyes_open"]) / 2 for o in by["open"] if o.get("eyes_open")],
+                [sum(o["eyes_open"]) / 2 for o in by["closed"] if o.get("eyes_open")])
+        print(f"    AUC open over closed: face_quality {q:.3f}, openness {e:.3f}")
 
 
 def main():
@@ -246,6 +295,7 @@ def main():
     ap.add_argument("--detector", default="cascade")
     ap.add_argument("--sets", default="devset,people", help="of devset, people, fixtures (Fixtures/faces and people)")
     ap.add_argument("--skip", default="", help="kinds of copy to leave out, e.g. devset:shrunk,people:mirror")
+    ap.add_argument("--eyes", default="", help="a folder of closed/ and open/ eyed faces: the eye measure's figures")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -253,7 +303,7 @@ def main():
     kinds = ["original", "mirror"] + list(DEGRADATIONS)
     found = {}
     skip = set(args.skip.split(","))
-    for set_name in args.sets.split(","):
+    for set_name in filter(None, args.sets.split(",")):
         for kind in kinds:
             if f"{set_name}:{kind}" in skip:
                 found[set_name, kind] = {}
@@ -274,7 +324,7 @@ def main():
     titles = {"devset": ["devset tune half (tuned on)", "devset held-out half"], "people": ["people-devset (tuned on)"],
               "fixtures": ["Fixtures/faces and Fixtures/people (not tuned on)"]}
     parts_ = {}
-    for set_name in args.sets.split(","):
+    for set_name in filter(None, args.sets.split(",")):
         if set_name == "devset":
             parts_[titles["devset"][0]] = part("devset", "tune")
             parts_[titles["devset"][1]] = part("devset", "held")
@@ -287,6 +337,8 @@ def main():
     print(f"face_quality and quality_reasons as the formula with DEFAULTS gives them: {len(faces_all) - off}/{len(faces_all)} faces")
     for title, (by_kind, mirrored, orig) in parts_.items():
         report(title, by_kind, mirrored, orig, constants, args.detector)
+    if args.eyes:
+        eyes_report(binary, args.eyes, args.work, args.detector)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ public struct CropSettings: Sendable, Equatable {
     /// `--min-face-quality`, `--max-yaw`: faces below get status low_quality.
     public var minFaceQuality: Double
     public var maxYaw: Double
+    /// `--eyes open`: faces whose eyes are closed get status low_quality.
+    public var eyes: EyesMode
     /// `--dedup`'s distance and `--split`: they decide which crops are kept and where.
     public var dedup: Int?
     public var split: SplitSpec?
@@ -73,6 +75,7 @@ public struct CropSettings: Sendable, Equatable {
         minSharpness = options.minSharpness
         minFaceQuality = options.minFaceQuality
         maxYaw = options.maxYaw
+        eyes = options.eyes
         dedup = options.dedup
         split = options.split
         people = options.people

@@ -46,6 +46,12 @@ package struct FaceQuality: Sendable, Equatable {
     package var jpegQuality: Int?
     /// Share of the crop lying outside the photo (padding).
     package var outside = 0.0
+    /// From the face mesh (`FaceMeshMeasures`; nil: its model is not
+    /// installed, or the face has no five points): how open each eye is, the
+    /// one nearer the image's left first (about 0.3 open, under 0.1 closed),
+    /// and the probability that the face is a face.
+    package var eyesOpen: [Double]? = nil
+    package var facePresence: Double? = nil
     /// The score 0...1; the factors below their level ("something is
     /// wrong"), worst first, and the worst of them ("": none).
     package var score = 0.0
@@ -61,11 +67,16 @@ package struct FaceQuality: Sendable, Equatable {
         (self.jpegQuality, self.outside, self.score, self.reasons) = (jpegQuality, outside, score, reasons)
     }
 
-    /// Whether `--min-face-quality` / `--max-yaw` leave the face out; a face
-    /// turned too far has reason `profile` first then, whatever else is wrong.
-    package mutating func leftOut(minScore: Double, maxYaw: Double) -> Bool {
+    /// Whether `--min-face-quality` / `--max-yaw` / `--eyes open` leave the
+    /// face out; a face turned too far has reason `profile` first then,
+    /// whatever else is wrong, and one left out for its eyes `eyes_closed`.
+    package mutating func leftOut(minScore: Double, maxYaw: Double, eyesOpen: Bool = false) -> Bool {
         if let pose, abs(pose.yaw) > maxYaw {
             reasons = ["profile"] + reasons.filter { $0 != "profile" }
+            return true
+        }
+        if eyesOpen, reasons.contains("eyes_closed") {
+            reasons = ["eyes_closed"] + reasons.filter { $0 != "eyes_closed" }
             return true
         }
         return score < minScore
@@ -74,9 +85,11 @@ package struct FaceQuality: Sendable, Equatable {
     /// The score with its size factor taken out: how well the face's pixels
     /// show it, whatever its size. `--people` holds it against a floor
     /// (`PeopleRule.minCoreQuality`), because the grouping already weighs
-    /// size by its own rule.
+    /// size by its own rule. The eyes' factor is taken out too: closed eyes
+    /// do not hide who a face is, and the floor keeps the meaning it was set
+    /// with (a blink joins its person as before).
     package var apartFromSize: Double {
-        let size = QualityScore.sizeFactor(self)
+        let size = QualityScore.sizeFactor(self) * QualityScore.eyesFactor(self)
         return size > 0 ? min(1, score / size) : 0
     }
 

@@ -9,8 +9,9 @@ package enum QualityScore {
     /// The score's meaning: stats.json's settings carry it, so a dataset
     /// scored by another meaning is processed again (`--check` says so).
     /// 1: saturating factors (no version in the settings); 2: factors with a
-    /// range where nothing is wrong, softness and detail for blur and size.
-    package static let version = 2
+    /// range where nothing is wrong, softness and detail for blur and size;
+    /// 3: the face mesh's eyes and face presence (`eyes_closed`, `not_a_face`).
+    package static let version = 3
 
     /// Where a measure stops being fine and where it is wrong; the factor is
     /// `level` at `wrong`.
@@ -55,8 +56,20 @@ package enum QualityScore {
     /// Share of the crop outside the photo.
     package static let outside = Edge(fine: 0.02, wrong: 0.15)
 
+    /// The two eyes' mean openness (the iris network's lid gap over eye
+    /// width): closed eyes lie at 0.05-0.25, open ones at 0.25-0.45; set on
+    /// the tuning half of the closed- and open-eyed faces (docs/quality.md).
+    package static let eyesOpen = Edge(fine: 0.25, wrong: 0.21)
+    /// The face mesh's face-presence probability.
+    package static let facePresence = Edge(fine: 0.5, wrong: 0.2)
+
     /// The `small` factor.
     package static func sizeFactor(_ q: FaceQuality) -> Double { detail.factor(q.detailPx) }
+
+    /// The `eyes_closed` factor: the two eyes' mean openness (1 without it).
+    package static func eyesFactor(_ q: FaceQuality) -> Double {
+        q.eyesOpen.map { eyesOpen.factor($0.reduce(0, +) / Double(max($0.count, 1))) } ?? 1
+    }
 
     /// Each factor: its reason's name, value and level, in the table's order.
     package static func parts(_ q: FaceQuality) -> [(name: String, value: Double, level: Double)] {
@@ -69,6 +82,8 @@ package enum QualityScore {
             ("jpeg", blocking.factor(q.blocks) * jpegQuality.factor(Double(q.jpegQuality ?? 100)), level),
             ("profile", self.yaw.factor(yaw), level),
             ("padding", outside.factor(q.outside), level),
+            ("eyes_closed", eyesFactor(q), level),
+            ("not_a_face", q.facePresence.map(facePresence.factor) ?? 1, level),
         ]
     }
 

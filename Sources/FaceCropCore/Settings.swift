@@ -5,6 +5,11 @@ public enum FaceSelection: String, Sendable, CaseIterable { case all, largest }
 /// How a crop that reaches past the photo's edge is made: filled with the
 /// edge pixels, black or the photo mirrored; or (`inside`) kept inside the
 /// photo, its square shrunk where the photo is smaller than it.
+/// `--eyes`: keep every face, or only those whose eyes are open.
+public enum EyesMode: String, Sendable, CaseIterable {
+    case any, open
+}
+
 public enum PadMode: String, Sendable, CaseIterable {
     case edge, black, reflect, inside
 
@@ -52,6 +57,7 @@ public struct Options: Sendable, Equatable {
     public var minSharpness = 0.0
     public var minFaceQuality = 0.0
     public var maxYaw = 180.0
+    public var eyes = EyesMode.any
     public var jobs: Int?
     /// nil: the detector's own default (`effectiveDetectSize`, in FaceCropDetect).
     public var detectSize: Int?

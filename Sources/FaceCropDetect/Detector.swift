@@ -28,6 +28,9 @@ package struct DetectorConfig: Sendable {
     /// dlib's 5-point predictor, for the pose of faces without landmarks
     /// (nil: not found; those faces get no pose).
     package var posePredictor: String?
+    /// The face mesh's model, for the eye and face measures (nil: not found;
+    /// faces get none).
+    package var faceMesh: String?
 
     package static func defaultMinScore(_ kind: DetectorKind) -> Double { kind.facts.defaultMinScore }
 
@@ -76,6 +79,8 @@ package final class Detector: @unchecked Sendable {
     package let embedder: Embedder?
     /// dlib's 5-point predictor for the quality record (`posePredictor`).
     package let landmarker: Landmarker?
+    /// The face mesh for the quality record (`faceMesh`; one a process).
+    package let faceMesh: FaceMesh?
 
     /// `sharing`: another worker's detector of the same `config`, whose
     /// YuNet or CenterFace network this one uses too (one per process, lent under
@@ -100,6 +105,11 @@ package final class Detector: @unchecked Sendable {
         }
         let loaded = [embedder?.predictor, other?.landmarker]
         landmarker = try config.posePredictor.map { path throws(FaceCropError) in try Self.predictor(path, loaded: loaded) }
+        if let shared = other?.faceMesh, shared.path == config.faceMesh {
+            faceMesh = shared
+        } else {
+            faceMesh = try config.faceMesh.map { path throws(FaceCropError) in try FaceMesh(model: path) }
+        }
     }
 
     /// dlib's predictor of the file at `path`: one already `loaded` from it,

@@ -43,6 +43,7 @@ extension DetectorConfig {
             embeds: options.people, peopleModels: options.people ? PeopleModels.resolve() : nil,
             posePredictor: options.target == .face ? PeopleModels.resolveLandmarks() : nil)
         config.largestDetectSide = options.effectiveDetectSize ?? Calibration.largestDetectSize
+        config.faceMesh = options.target == .face ? FaceMesh.resolve() : nil
         return config
     }
 }

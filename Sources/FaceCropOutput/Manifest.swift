@@ -123,6 +123,8 @@ package enum Manifest {
             ("blocking", .double(quality.blocks)),
             ("jpeg_quality", quality.jpegQuality.map { .int($0) } ?? .null),
             ("outside", .double(quality.outside)),
+            ("eyes_open", quality.eyesOpen.map { .array($0.map(JSON.double)) } ?? .null),
+            ("face_presence", quality.facePresence.map(JSON.double) ?? .null),
         ]
     }
 
@@ -194,6 +196,8 @@ package enum Manifest {
         var blocking: Double?
         var jpegQuality: Int?
         var outside: Double?
+        var eyesOpen: [Double]?
+        var facePresence: Double?
         var landmarks: [String: [Double]]?
         var landmarksEstimated: [String]?
         var transform: [[Double]]?
@@ -275,10 +279,12 @@ extension Manifest.Line {
         guard let faceQuality, let qualityReason, let facePx, let upscaled, let exposure, let blocking, let outside else {
             return nil
         }
-        return FaceQuality(
+        var record = FaceQuality(
             pose: pose.map { FacePose(yaw: $0.yaw, pitch: $0.pitch, roll: $0.roll) }, facePx: facePx,
             softness: softness ?? 0.5, detailPx: detailPx ?? 0, upscaled: upscaled, mean: exposure.mean,
             dark: exposure.dark, bright: exposure.bright, blocks: blocking, jpegQuality: jpegQuality, outside: outside,
             score: faceQuality, reasons: qualityReasons ?? (qualityReason.isEmpty ? [] : [qualityReason]))
+        (record.eyesOpen, record.facePresence) = (eyesOpen, facePresence)
+        return record
     }
 }

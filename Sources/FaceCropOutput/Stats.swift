@@ -29,7 +29,7 @@ package struct Stats {
     /// so that a dataset grouped from other descriptors is processed again.
     package static func settingsJSON(
         _ settings: CropSettings, cascadePath: String, modelPath: String? = nil, posePredictor: String? = nil,
-        people: String? = nil
+        faceMesh: [String]? = nil, people: String? = nil
     ) -> JSON {
         var curation: [(String, JSON)] = []
         let facts = settings.target == .face ? settings.detector.facts : nil
@@ -73,7 +73,10 @@ package struct Stats {
             // that gives the pose of faces without landmarks ("": none found).
             ("min_face_quality", .double(settings.minFaceQuality)),
             ("max_yaw", .double(settings.maxYaw)),
+            ("eyes", .string(settings.eyes.rawValue)),
             ("pose_sha256", .string(posePredictor.map(fileHash) ?? "")),
+            // The face mesh's two networks, of the eye and face measures ("": none found).
+            ("face_mesh_sha256", .string(faceMesh.map { $0.map(fileHash).joined(separator: " ") } ?? "")),
             // What face_quality means (`QualityScore.version`): a new meaning scores every face again.
             ("quality_score", .int(QualityScore.version)),
         ] + curation)
@@ -82,7 +85,8 @@ package struct Stats {
     package static let settingsKeys = [
         "size", "margin", "faces", "min_face", "pad", "format", "quality", "detect_size", "min_neighbors", "max_pixels",
         "cascade", "cascade_sha256", "detector", "min_score", "target", "person_only", "align", "min_sharpness",
-        "model_sha256", "min_face_quality", "max_yaw", "pose_sha256", "quality_score",
+        "model_sha256", "min_face_quality", "max_yaw", "eyes", "pose_sha256", "face_mesh_sha256",
+        "quality_score",
     ]
 
     /// Settings read back from a state file, in the order `settingsJSON` writes them.

@@ -124,7 +124,15 @@ package enum DetectStage {
             }
         }
         let fullBox = turn.turn(face.box, width: photo.width, height: photo.height)
-        return FaceQuality(box: box, in: gray, points: points, fromDlib: fromDlib, full: full, fullBox: fullBox)
+        var quality = FaceQuality(box: box, in: gray, points: points, fromDlib: fromDlib, full: full, fullBox: fullBox)
+        if let mesh = detector.faceMesh, let points {
+            let (sx, sy) = (Double(gray.width) / Double(full.width), Double(gray.height) / Double(full.height))
+            let inGray = points.map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
+            if let found = try mesh.measure(gray, points: inGray, fromDlib: fromDlib, source: source) {
+                (quality.eyesOpen, quality.facePresence) = (found.eyesOpen, found.presence)
+            }
+        }
+        return quality
     }
 
 }

@@ -49,7 +49,8 @@ package enum PlaceStage {
             quality.jpegQuality = jpegQuality
             quality.place(placement.faces[index], side: settings.size, full: full)
             quality.rate()
-            let status = quality.leftOut(minScore: settings.minFaceQuality, maxYaw: settings.maxYaw) ? FaceStatus.lowQuality : .ok
+            let status = quality.leftOut(
+                minScore: settings.minFaceQuality, maxYaw: settings.maxYaw, eyesOpen: settings.eyes == .open) ? FaceStatus.lowQuality : .ok
             faces[index].quality = quality
             return status
         }

@@ -51,6 +51,7 @@ static void must_fail(const char *what, int status, char *message) {
     }
     CFaceDetect_Free(message);
 }
+#include "mesh_harness.h"
 
 /// Opens ONNX Runtime and CenterFace on it, after the calls that must fail:
 /// a missing library, a file that is no library, a missing model and a
@@ -117,6 +118,7 @@ static void onnx_start(void) {
         exit(2);
     }
     yunet_start(onnx_runtime, model);
+    mesh_start(onnx_runtime, model);
 }
 #endif
 
@@ -333,6 +335,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void)CFaceDetect_Softness(gray, width, height, (size_t)width, 0, 0, width, height);
         (void)CFaceDetect_Softness(gray, width, height, (size_t)width, width / 2, height / 2, width, height);
         quality_once(gray, width, height);
+#ifdef SHIM_HARNESS_MAIN
+        mesh_once(gray, width, height);
+#endif
         CVipsShim_Free(gray);
         // One crop that reaches past the corner, padded.
         crop_once(image, (CVipsShim_CropSpec){-width / 4, -height / 4, width > 0 ? width : 1, CVipsShim_PadEdge, 32,
@@ -521,6 +526,7 @@ int main(int argc, char **argv) {
     CFaceDetect_CenterFaceClose(centerface);
     CFaceDetect_CenterFaceClose(centerface_onnx);
     CFaceDetect_YuNetClose(yunet_onnx);
+    CFaceDetect_FaceMeshClose(face_mesh);
     CFaceDetect_OnnxRuntimeClose(onnx_runtime);
     printf("shim harness: %d files, no sanitizer errors\n", argc - 1);
     return 0;

@@ -8,7 +8,7 @@
 // The declarations are split by topic, one header each, all included here:
 // the shared status, box and free; the cascades; the HOG bodies; the
 // networks; ONNX Runtime, loaded at run time; the quality measures;
-// identity; XMP face regions.
+// identity; dense face landmarks; XMP face regions.
 #ifndef CFACEDETECT_H
 #define CFACEDETECT_H
 
@@ -19,6 +19,7 @@
 #include "CFaceDetectRuntime.h"
 #include "CFaceDetectQuality.h"
 #include "CFaceDetectIdentity.h"
+#include "CFaceDetectMesh.h"
 #include "CFaceDetectXmp.h"
 
 #endif

@@ -73,7 +73,7 @@ package struct RunSetup {
         settings = CropSettings(options)
         described = Stats.settingsJSON(
             settings, cascadePath: config.cascadePath, modelPath: config.modelPath, posePredictor: config.posePredictor,
-            people: PeopleStep.settingsValue)
+            faceMesh: config.faceMesh.map { [$0, FaceMesh.irisPath($0)] }, people: PeopleStep.settingsValue)
         settingsHash = Stats.hash(described)
         rejectionsPath = options.rejections ?? (output as NSString).appendingPathComponent(RejectionsFile.defaultName)
         do throws(RejectionsError) {

@@ -1,0 +1,105 @@
+import CFaceDetect
+import Foundation
+import FaceCropCore
+import FaceCropImaging
+
+/// MediaPipe's Face Mesh network (468 points of the face, and a
+/// face-presence score) on ONNX Runtime: the quality record's eye and face
+/// measures (docs/quality.md). One for the process, shared by the workers
+/// like the face descriptor (`Embedder`); its session is thread-safe and the
+/// handle is only read once made, which makes the `@unchecked Sendable` sound.
+package final class FaceMesh: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// Kept so that the runtime outlives the session.
+    private let runtime: OnnxRuntime
+    package let path: String
+
+    /// The models' file names, made by scripts/fetch-face-mesh-model: the
+    /// face network, and beside it the iris network.
+    package static let fileName = "face-mesh.onnx"
+    package static let irisFileName = "face-mesh-iris.onnx"
+
+    /// The iris network beside the face network at `path`.
+    package static func irisPath(_ path: String) -> String {
+        (path as NSString).deletingLastPathComponent + "/" + irisFileName
+    }
+
+    /// The first of the model folders (`PeopleModels.folders`: where the
+    /// other models are found) holding the face model, where ONNX Runtime loads
+    /// too; nil: either is missing, and faces get no eye or face measures
+    /// (the default cascades run without ONNX Runtime, as before).
+    package static func resolve() -> String? {
+        guard let path = PeopleModels.folders().map({ $0 + "/" + fileName }).first(where: {
+            FileManager.default.isReadableFile(atPath: $0)
+        }) else { return nil }
+        return (try? OnnxRuntime.shared()) == nil ? nil : path
+    }
+
+    /// Loads the networks from `model` and the iris network beside it (exit
+    /// 69 naming the file that is missing or not the network). One thread a pass, as the descriptor: the workers are the
+    /// parallelism.
+    package init(model: String) throws(FaceCropError) {
+        let runtime = try OnnxRuntime.shared()
+        var options = OnnxRuntime.sessionOptions()
+        options.intra_op_threads = 1
+        handle = try openHandle({ CFaceDetect_FaceMeshNew(runtime.pointer, model, Self.irisPath(model), &options, &$0, &$1) }) {
+            .modelUnavailable(model, reason: $0)
+        }
+        self.runtime = runtime
+        path = model
+    }
+
+    deinit { CFaceDetect_FaceMeshClose(handle) }
+
+    /// The mesh's points, each eye's contour (the chip's left eye first;
+    /// chip pixels) and the face-presence probability, on the chip
+    /// `chipToImage` maps out of `gray`.
+    package func run(_ gray: GrayImage, chipToImage: Affine2D, source: String) throws(FaceCropError)
+        -> (points: [Point2D], eyes: [[Point2D]], presence: Double)
+    {
+        let (count, eye) = (Int(CFaceDetect_FaceMeshPoints), Int(CFaceDetect_EyeContourPoints))
+        var out = [Float](repeating: 0, count: 3 * count)
+        var eyes = [Float](repeating: 0, count: 4 * eye)
+        var presence: Float = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let m = [chipToImage.a, chipToImage.b, chipToImage.c, chipToImage.d, chipToImage.e, chipToImage.f]
+        let status = gray.pixels.withUnsafeBufferPointer { pixels in
+            out.withUnsafeMutableBufferPointer { values in
+                eyes.withUnsafeMutableBufferPointer { contour in
+                    CFaceDetect_FaceMeshRun(
+                        handle, pixels.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, m,
+                        values.baseAddress, &presence, contour.baseAddress, &message)
+                }
+            }
+        }
+        guard status == 0 else {
+            throw .detectionFailed(source, reason: takeMessage(message, fallback: "face mesh failed", free: CFaceDetect_Free))
+        }
+        let points = (0..<count).map { Point2D(Double(out[3 * $0]), Double(out[3 * $0 + 1])) }
+        let contours = (0..<2).map { e in
+            (0..<eye).map { Point2D(Double(eyes[2 * (e * eye + $0)]), Double(eyes[2 * (e * eye + $0) + 1])) }
+        }
+        return (points, contours, Double(presence))
+    }
+
+    /// The eye and face measures of a face whose five points `points` (in
+    /// `gray`'s pixels: the detector's, or dlib's with `fromDlib`) place its
+    /// chip; nil where they make none.
+    package func measure(_ gray: GrayImage, points: [Point2D], fromDlib: Bool, source: String) throws(FaceCropError)
+        -> (eyesOpen: [Double], presence: Double)?
+    {
+        guard points.count == 5 else { return nil }
+        func mean(_ p: Point2D, _ q: Point2D) -> Point2D { Point2D((p.x + q.x) / 2, (p.y + q.y) / 2) }
+        // dlib: two corners of each eye, then the base of the nose; the
+        // detectors: the eye centres, the nose tip, the mouth's corners.
+        let (a, b, below) = fromDlib
+            ? (mean(points[0], points[1]), mean(points[2], points[3]), points[4])
+            : (points[0], points[1], mean(points[3], points[4]))
+        let side = Int(CFaceDetect_FaceMeshSide)
+        guard let chip = FaceMeshMeasures.chip(eyeA: a, eyeB: b, below: below, side: side) else { return nil }
+        let found = try run(gray, chipToImage: chip, source: source)
+        let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
+        guard eyes.count == 2 else { return nil }
+        return (eyes, (found.presence * 1000).rounded() / 1000)
+    }
+}
