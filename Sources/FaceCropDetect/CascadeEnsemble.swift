@@ -99,6 +99,11 @@ package final class CascadeEnsemble: FaceFinder, DetectorFacts {
         Calibration.BoxCorrection(dx: -0.01, dy: 0.03, sx: 0.84, sy: 1.05)
     }
 
+    /// Its faces have no landmarks to tell a turn by: the turned canvases
+    /// of a faceless photo stored without an EXIF orientation are searched
+    /// for large faces (`TurnedFaces.onCanvases`).
+    package static var turnedRule: TurnedFaces.Rule? { .largeOnCanvases }
+
     package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
         try CascadeEnsemble(config)
     }

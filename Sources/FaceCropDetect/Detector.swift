@@ -159,6 +159,12 @@ package final class Detector: @unchecked Sendable {
     {
         let first = try find(in: gray, rgb: rgb, minSide: minSide, source: source)
         guard config.target == .face, let rule = config.kind.facts.turnedRule else { return first }
+        if rule == .largeOnCanvases {
+            return try TurnedFaces.onCanvases(first: first, gray: gray, minSide: minSide, stored: stored) {
+                canvas, side throws(FaceCropError) in
+                try find(in: canvas, rgb: nil, minSide: side, source: source)
+            }
+        }
         return try TurnedFaces.find(first: first, gray: gray, rgb: rgb, stored: stored, canvases: rule == .landmarksAndCanvases) {
             canvas, colour throws(FaceCropError) in
             try find(in: canvas, rgb: colour, minSide: minSide, source: source)

@@ -20,6 +20,9 @@ package enum TurnedFaces {
         case landmarks
         /// That, and the turned canvases of a photo with no sure face.
         case landmarksAndCanvases = "landmarks+canvases"
+        /// The turned canvases of a photo with no face, for faces a quarter
+        /// of the short side or larger (the cascades: `onCanvases`).
+        case largeOnCanvases = "canvases,quarter"
     }
 
     /// The faces of `first` (found upright on `gray`/`rgb`) with every face
