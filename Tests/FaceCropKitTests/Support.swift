@@ -167,6 +167,8 @@ struct Expected {
     var boxes: [PixelRect]
     var width: Int
     var height: Int
+    /// How the face lies turned in the stored photo (0: upright).
+    var turned = 0
 }
 
 /// Fixtures/expected.json: the known answers for every fixture photo.
@@ -178,7 +180,8 @@ let expectedAnswers: [String: Expected] = {
         guard let entry = value as? [String: Any], let faces = entry["faces"] as? Int else { continue }
         let boxes = (entry["boxes"] as? [[Int]] ?? []).map { PixelRect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }
         answers[key] = Expected(
-            faces: faces, boxes: boxes, width: entry["width"] as? Int ?? 0, height: entry["height"] as? Int ?? 0)
+            faces: faces, boxes: boxes, width: entry["width"] as? Int ?? 0, height: entry["height"] as? Int ?? 0,
+            turned: entry["turned"] as? Int ?? 0)
     }
     return answers
 }()

@@ -37,6 +37,7 @@ struct EndToEndTests {
             #expect(got.count == answer.faces, "\(key) should have \(answer.faces) faces: \(got)")
             for line in got {
                 #expect(line["status"] as? String == "ok")
+                #expect(line["turned"] as? Int ?? 0 == answer.turned, "\(key) turned")
                 #expect(line["width"] as? Int == answer.width && line["height"] as? Int == answer.height, "\(key) upright size")
                 let box = try #require(rect(line["bbox"]))
                 let best = answer.boxes.map { intersectionOverUnion($0, box) }.max() ?? 0
@@ -62,7 +63,7 @@ struct EndToEndTests {
         try Vips.start()
         let cascade = try Cascade(path: CascadeFolder.resolve(nil))
         let lines = try readManifest(output).filter { $0["status"] as? String == "ok" }
-        #expect(lines.count == 13)
+        #expect(lines.count == 14)
         for line in lines {
             let crop = output.appendingPathComponent(line["crop"] as! String)
             let bytes = try PhotoBytes(path: crop.path, source: crop.lastPathComponent)
