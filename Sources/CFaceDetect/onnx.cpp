@@ -11,10 +11,13 @@
 // The library is never unloaded (dlclose): its thread pools and static
 // state live until the process ends, as they would if it were linked.
 #include "ort_api.hpp"
+#include "sizefree.hpp"
 #include "status.hpp"
 
 #include <cstring>
 #include <dlfcn.h>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <sys/stat.h>
@@ -105,6 +108,27 @@ std::vector<int64_t> declaredShape(const ort::Api &api, const ort::Session *sess
     if (rank > 0) check(api, api.dimensions(tensor, shape.data(), rank), err, "ONNX Runtime: input shape");
     for (auto &d : shape) d = d > 0 ? d : -1;
     return shape;
+}
+
+// The session of the model at `path`: from the file, or with `sizeFree`
+// from its size-free copy made in memory when its image input is fixed
+// (sizefree.hpp). The runtime's status when it cannot load it; a Failure
+// when the file cannot be read or its fixed input cannot be made free.
+ort::Status *openSession(const CFaceDetect_OnnxRuntime &runtime, const std::string &path, bool sizeFree,
+                         const ort::SessionOptions *options, ort::Session **session) {
+    const ort::Api &api = runtime.api;
+    if (!sizeFree) return api.createSession(runtime.env, path.c_str(), options, session);
+    std::ifstream file(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    if (!file.good() && !file.eof()) throw Failure(CFaceDetect_LoadFailed, "cannot read the model file: " + path);
+    std::string copy;
+    try {
+        if (!sizeFreeModel(bytes, copy)) return api.createSession(runtime.env, path.c_str(), options, session);
+    } catch (const std::runtime_error &e) {
+        throw Failure(CFaceDetect_LoadFailed, std::string("a model whose input size is fixed, which cannot be made to "
+                                                          "run at any size (") + e.what() + "): " + path);
+    }
+    return api.createSessionFromArray(runtime.env, copy.data(), copy.size(), options, session);
 }
 
 } // namespace
@@ -198,7 +222,7 @@ extern "C" int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, cons
               "ONNX Runtime: spinning");
         auto made = std::make_unique<CFaceDetect_OnnxSession>();
         made->runtime = runtime;
-        if (ort::Status *s = api.createSession(runtime->env, model_path, opts.p, &made->session)) {
+        if (ort::Status *s = openSession(*runtime, path, options->size_free != 0, opts.p, &made->session)) {
             std::string why = words(api, s);
             api.release(s);
             return report(CFaceDetect_LoadFailed, message,

@@ -54,6 +54,7 @@ enum Slot : std::size_t {
     GetErrorMessage = 2,                    // const char *(const OrtStatus *)
     CreateEnv = 3,                          // (level, logid, OrtEnv **)
     CreateSession = 7,                      // (env, model_path, options, OrtSession **)
+    CreateSessionFromArray = 8,             // (env, model bytes, length, options, OrtSession **)
     Run = 9,                                // (session, run_options, in names, in values, n, out names, n, out values)
     CreateSessionOptions = 10,              // (OrtSessionOptions **)
     SetSessionExecutionMode = 13,           // (options, ExecutionMode)
@@ -103,6 +104,11 @@ class Api {
     Status *createSession(const Env *env, const char *path, const SessionOptions *options, Session **out) const {
         return call<Status *(*)(const Env *, const char *, const SessionOptions *, Session **)>(CreateSession)(
             env, path, options, out);
+    }
+    Status *createSessionFromArray(const Env *env, const void *data, size_t length, const SessionOptions *options,
+                                   Session **out) const {
+        using F = Status *(*)(const Env *, const void *, size_t, const SessionOptions *, Session **);
+        return call<F>(CreateSessionFromArray)(env, data, length, options, out);
     }
     Status *run(Session *session, const char *const *inputNames, const Value *const *inputs, size_t inputCount,
                 const char *const *outputNames, size_t outputCount, Value **outputs) const {

@@ -120,9 +120,7 @@ int checkModel(CFaceDetect_YuNet *net, const char *path, char **message) {
         auto side = [](int64_t d) { return d > 0 ? std::to_string(d) : std::string("any"); };
         return report(CFaceDetect_LoadFailed, message,
                       std::string("a YuNet model whose input size is fixed at ") + side(shape[3]) + " x " +
-                          side(shape[2]) + ", the only size ONNX Runtime runs it at: " + path +
-                          "; scripts/fetch-yunet makes models/yunet-any.onnx, the same network at any size, from "
-                          "the shipped one (scripts/yunet_model.py MODEL OUT makes such a copy of another)");
+                          side(shape[2]) + ", the only size ONNX Runtime runs it at: " + path);
     }
     return CFaceDetect_OK;
 }

