@@ -277,3 +277,13 @@ func withCaptureTime(_ photo: Data, taken: String, offset: String) -> Data {
     #expect(photo.prefix(2) == Data([0xFF, 0xD8]))
     return photo.prefix(2) + Data(segment) + photo.dropFirst(2)
 }
+
+/// `arguments` run through libvips' `vips` command (photos made at test time).
+func vips(_ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+    process.arguments = arguments
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "vips \(arguments)")
+}

@@ -151,15 +151,6 @@ struct CurateTests {
         return photos
     }
 
-    func vips(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "vips \(arguments)")
-    }
-
     /// Which picture a face shows, from Fixtures/SOURCES.md: two-people.jpg
     /// is a composite of the astronaut (right) and Grace Hopper (left).
     func picture(_ line: [String: Any]) -> String {

@@ -12,16 +12,6 @@ import FaceCropImaging
 struct TurnedFaceTests {
     static let portrait = fixtures.appendingPathComponent("faces/grace_hopper.jpg").path
 
-    /// `arguments` run through libvips' `vips` command.
-    private func vips(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "vips \(arguments)")
-    }
-
     /// The portrait stored upright and turned 90, 180 and 270 degrees
     /// clockwise (`turned-<degrees>.jpg`), EXIF stripped, in `<work>/photos`.
     private func turnedCopies() throws -> (work: URL, photos: URL) {
