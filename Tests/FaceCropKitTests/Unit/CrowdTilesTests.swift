@@ -69,4 +69,24 @@ struct CrowdTilesTests {
         let boxes = sides.enumerated().map { PixelRect(x: $0.offset * 50, y: 10, width: $0.element, height: $0.element) }
         #expect(CrowdTiles.fires(boxes, minSide: minSide) == fires)
     }
+
+    /// On a crowd photo the tiles run only where the first pass found small
+    /// faces: on a 1008 x 756 photo (a 3 x 3 grid of 504 x 384 tiles), two
+    /// small faces in the top-left corner run the one tile holding them
+    /// both whole; one more at the bottom right runs its tile too; a large
+    /// face runs none. Under the network's floor every tile runs.
+    @Test func onlyTheTilesHoldingASmallFaceRun() throws {
+        let canvas = CenterFace.ladder(width: 1008, height: 756)
+        let grid = CrowdTiles.grid(width: 1008, height: 756, canvas: canvas)
+        #expect(grid.count == 9)
+        let corner = [PixelRect(x: 10, y: 12, width: 30, height: 36), PixelRect(x: 60, y: 40, width: 28, height: 30)]
+        let large = PixelRect(x: 400, y: 300, width: 120, height: 150)
+        let plan = try #require(CrowdTiles.plan(corner + [large], width: 1008, height: 756, canvas: canvas, minSide: 24))
+        #expect(plan.tiles == [grid[0]])
+        let far = PixelRect(x: 950, y: 700, width: 30, height: 40)
+        let two = try #require(CrowdTiles.plan(corner + [far], width: 1008, height: 756, canvas: canvas, minSide: 24))
+        #expect(two.tiles == [grid[0], grid[8]])
+        #expect(CrowdTiles.plan([large], width: 1008, height: 756, canvas: canvas, minSide: 24) == nil)
+        #expect(CrowdTiles.plan([large], width: 1008, height: 756, canvas: canvas, minSide: 6)?.tiles == grid)
+    }
 }
