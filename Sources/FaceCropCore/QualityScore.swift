@@ -12,8 +12,8 @@ package enum QualityScore {
     /// range where nothing is wrong, softness and detail for blur and size;
     /// 3: the face mesh's eyes and face presence (`eyes_closed`, `not_a_face`);
     /// 4: `eyes_open` is the upper lid's height, so a smile's squint is no
-    /// blink; the pose of a face whose five points the detector gave comes from
-    /// the face mesh (`MeshPose`).
+    /// blink; the yaw and roll of a face whose five points the detector gave
+    /// come from the face mesh (`MeshPose`).
     package static let version = 4
 
     /// Where a measure stops being fine and where it is wrong; the factor is

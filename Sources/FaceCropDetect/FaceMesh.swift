@@ -84,10 +84,10 @@ package final class FaceMesh: @unchecked Sendable {
 
     /// The eye and face measures of a face whose five points `points` (in
     /// `gray`'s pixels: the detector's, or dlib's with `fromDlib`) place its
-    /// chip, and the head's pose from the mesh (`MeshPose`); nil where they
-    /// make none.
+    /// chip, and the head's yaw and roll from the mesh (`MeshPose`); nil
+    /// where they make none.
     package func measure(_ gray: GrayImage, points: [Point2D], fromDlib: Bool, source: String) throws(FaceCropError)
-        -> (eyesOpen: [Double], presence: Double, pose: FacePose?)?
+        -> (eyesOpen: [Double], presence: Double, angles: (yaw: Double, roll: Double)?)?
     {
         guard points.count == 5 else { return nil }
         func mean(_ p: Point2D, _ q: Point2D) -> Point2D { Point2D((p.x + q.x) / 2, (p.y + q.y) / 2) }
@@ -101,6 +101,6 @@ package final class FaceMesh: @unchecked Sendable {
         let found = try run(gray, chipToImage: chip, source: source)
         let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
         guard eyes.count == 2 else { return nil }
-        return (eyes, (found.presence * 1000).rounded() / 1000, MeshPose.pose(found.points, chipToImage: chip))
+        return (eyes, (found.presence * 1000).rounded() / 1000, MeshPose.angles(found.points, chipToImage: chip))
     }
 }
