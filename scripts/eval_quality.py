@@ -147,7 +147,7 @@ LEVEL = 0.75
 DEFAULTS = dict(
     softness=(1.0, 1.3), detail=(40.0, 20.0), darkMean=(0.25, 0.22), brightMean=(0.75, 0.85), darkClipped=(0.1, 0.3),
     brightClipped=(0.03, 0.1), blocking=(1.5, 2.0), jpegQuality=(50.0, 25.0), yaw=(30.0, 45.0), outside=(0.02, 0.15),
-    eyesOpen=(0.25, 0.21), facePresence=(0.5, 0.2))
+    eyesOpen=(0.14, 0.12), facePresence=(0.5, 0.2))
 NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding", "eyes_closed", "not_a_face"]
 
 

@@ -51,11 +51,11 @@ package final class FaceMesh: @unchecked Sendable {
 
     deinit { CFaceDetect_FaceMeshClose(handle) }
 
-    /// The mesh's points, each eye's contour (the chip's left eye first;
-    /// chip pixels) and the face-presence probability, on the chip
-    /// `chipToImage` maps out of `gray`.
+    /// The mesh's points (x, y, z triples in chip pixels), each eye's contour
+    /// (the chip's left eye first; chip pixels) and the face-presence
+    /// probability, on the chip `chipToImage` maps out of `gray`.
     package func run(_ gray: GrayImage, chipToImage: Affine2D, source: String) throws(FaceCropError)
-        -> (points: [Point2D], eyes: [[Point2D]], presence: Double)
+        -> (points: [Double], eyes: [[Point2D]], presence: Double)
     {
         let (count, eye) = (Int(CFaceDetect_FaceMeshPoints), Int(CFaceDetect_EyeContourPoints))
         var out = [Float](repeating: 0, count: 3 * count)
@@ -75,7 +75,7 @@ package final class FaceMesh: @unchecked Sendable {
         guard status == 0 else {
             throw .detectionFailed(source, reason: takeMessage(message, fallback: "face mesh failed", free: CFaceDetect_Free))
         }
-        let points = (0..<count).map { Point2D(Double(out[3 * $0]), Double(out[3 * $0 + 1])) }
+        let points = out.map(Double.init)
         let contours = (0..<2).map { e in
             (0..<eye).map { Point2D(Double(eyes[2 * (e * eye + $0)]), Double(eyes[2 * (e * eye + $0) + 1])) }
         }
@@ -84,9 +84,10 @@ package final class FaceMesh: @unchecked Sendable {
 
     /// The eye and face measures of a face whose five points `points` (in
     /// `gray`'s pixels: the detector's, or dlib's with `fromDlib`) place its
-    /// chip; nil where they make none.
+    /// chip, and the head's yaw and roll from the mesh (`MeshPose`); nil
+    /// where they make none.
     package func measure(_ gray: GrayImage, points: [Point2D], fromDlib: Bool, source: String) throws(FaceCropError)
-        -> (eyesOpen: [Double], presence: Double)?
+        -> (eyesOpen: [Double], presence: Double, angles: (yaw: Double, roll: Double)?)?
     {
         guard points.count == 5 else { return nil }
         func mean(_ p: Point2D, _ q: Point2D) -> Point2D { Point2D((p.x + q.x) / 2, (p.y + q.y) / 2) }
@@ -100,6 +101,6 @@ package final class FaceMesh: @unchecked Sendable {
         let found = try run(gray, chipToImage: chip, source: source)
         let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
         guard eyes.count == 2 else { return nil }
-        return (eyes, (found.presence * 1000).rounded() / 1000)
+        return (eyes, (found.presence * 1000).rounded() / 1000, MeshPose.angles(found.points, chipToImage: chip))
     }
 }

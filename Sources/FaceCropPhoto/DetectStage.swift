@@ -100,7 +100,8 @@ package enum DetectStage {
     }
 
     /// The quality record's measures of one face: its pose from the
-    /// detector's five points where it found them all, else from dlib's
+    /// detector's five points where it found them all (its yaw and roll from
+    /// the face mesh placed by them where it runs), else from dlib's
     /// predictor on the box (faces only), and its exposure on the decode.
     package static func measure(
         _ face: FoundFace, in gray: GrayImage, full: (width: Int, height: Int), with detector: Detector,
@@ -130,6 +131,12 @@ package enum DetectStage {
             let inGray = points.map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
             if let found = try mesh.measure(gray, points: inGray, fromDlib: fromDlib, source: source) {
                 (quality.eyesOpen, quality.facePresence) = (found.eyesOpen, found.presence)
+                // The yaw and roll that pass the mirror test better (MeshPose): the mesh's
+                // where the detector gave the five points, dlib's fit on the box and its
+                // mirror image where it found them; the pitch stays the fit's.
+                if !fromDlib, let mesh = found.angles, let fit = quality.pose {
+                    quality.pose = FacePose(yaw: mesh.yaw, pitch: fit.pitch, roll: mesh.roll)
+                }
             }
         }
         return quality

@@ -63,7 +63,7 @@ struct FaceMeshTests {
                 let eyes = try #require(face["eyes_open"] as? [Double], "\(source)")
                 let presence = try #require(face["face_presence"] as? Double, "\(source)")
                 let reasons = face["quality_reasons"] as? [String] ?? []
-                #expect(eyes.count == 2 && eyes.allSatisfy { $0 > 0.2 }, "\(source) \(eyes)")
+                #expect(eyes.count == 2 && eyes.allSatisfy { $0 > 0.14 }, "\(source) \(eyes)")
                 #expect(presence > 0.9, "\(source) \(presence)")
                 #expect(!reasons.contains("eyes_closed") && !reasons.contains("not_a_face"), "\(source) \(reasons)")
             }
@@ -86,7 +86,7 @@ struct FaceMeshTests {
         let lines = try faces(photos, work.appendingPathComponent("out"), ["--detector", detector, "--eyes", "open"])
         let closed = try #require(lines["closed.jpg"]?.first), open = try #require(lines["open.jpg"]?.first)
         let shut = try #require(closed["eyes_open"] as? [Double]), wide = try #require(open["eyes_open"] as? [Double])
-        #expect(shut.reduce(0, +) / 2 < 0.21 && wide.reduce(0, +) / 2 > 0.3, "\(shut) \(wide)")
+        #expect(shut.reduce(0, +) / 2 < 0.12 && wide.reduce(0, +) / 2 > 0.16, "\(shut) \(wide)")
         #expect(closed["quality_reasons"] as? [String] == ["eyes_closed"], "\(closed)")
         #expect(closed["status"] as? String == "low_quality" && closed["crop"] == nil)
         #expect((open["quality_reasons"] as? [String])?.isEmpty == true && open["status"] as? String == "ok", "\(open)")
@@ -122,5 +122,30 @@ struct FaceMeshTests {
         let pick = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("pick.json"))) as? [String: Any]
         let picked = try #require(pick?["picked"] as? [[String: Any]])
         #expect(picked.count == 1 && (picked.first?["source"] as? String)?.hasSuffix("-open.jpg") == true, "\(picked)")
+    }
+
+    /// With CenterFace's five points the yaw and roll come from the face
+    /// mesh (`MeshPose`): a portrait and its mirror image give opposite
+    /// rolls within 1.5° (the five-point fit gave 3.2° and 3.6° apart on
+    /// these two), and the pitch stays the fit's, alike in both.
+    @Test func theMeshsPoseOfAMirroredPortraitMirrorsIt() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        for name in ["astronaut", "grace_hopper"] {
+            let from = fixtures.appendingPathComponent("faces/\(name).jpg").path
+            try FileManager.default.copyItem(atPath: from, toPath: photos.appendingPathComponent("\(name).jpg").path)
+            _ = try runTool("/usr/bin/vips", ["flip", from, photos.appendingPathComponent("\(name)-mirrored.jpg").path, "horizontal"])
+        }
+        let lines = try faces(photos, work.appendingPathComponent("out"), ["--detector", "centerface"])
+        for name in ["astronaut", "grace_hopper"] {
+            let face = try #require(lines["\(name).jpg"]?.first?["pose"] as? [String: Double])
+            let mirrored = try #require(lines["\(name)-mirrored.jpg"]?.first?["pose"] as? [String: Double])
+            let (yaw, roll, pitch) = (face["yaw"] ?? 99, face["roll"] ?? 99, face["pitch"] ?? 99)
+            #expect(abs(roll + (mirrored["roll"] ?? 99)) <= 1.5, "\(name) \(face) \(mirrored)")
+            #expect(abs(yaw + (mirrored["yaw"] ?? 99)) <= 6 && abs(yaw) < 10, "\(name) \(face) \(mirrored)")
+            #expect(abs(pitch - (mirrored["pitch"] ?? 99)) <= 5 && abs(roll) < 10, "\(name) \(face) \(mirrored)")
+        }
     }
 }
