@@ -10,8 +10,8 @@ blurred (sigma 2), saved at JPEG quality 15 or darkened (x 0.4): soft faces of
 (cascade, yunet, centerface) runs with --people at its default settings. The
 floor (PeopleRule.minCoreQuality) was chosen on these runs' descriptors.
 
-With --detectors (e.g. yunet,centerface), only part 1, and only the rows
-`--detector D --model models/... --min-face 20`, each with the run's CPU time
+With --detectors (e.g. haar,yunet,centerface), only part 1, and only the rows
+`--detector D [--model models/...] --min-face 20`, each with the run's CPU time
 (user + system of facecrop) per crop: how `FACECROP_CHIP_LANDMARKS=detector`
 (in the environment, passed on to facecrop) was compared with the default.
 
@@ -100,8 +100,8 @@ with tempfile.TemporaryDirectory() as tmp:
     settings = [("default", []), ("--min-face 20", ["--min-face", "20"]),
                 ("yunet --min-face 20", ["--detector", "yunet", "--model", yunet, "--min-face", "20"])]
     if detectors:
-        settings = [(f"{d} --min-face 20", ["--detector", d, "--model", model_files[d], "--min-face", "20"])
-                    for d in detectors]
+        settings = [(f"{d} --min-face 20", ["--detector", d] + (["--model", model_files[d]] if d in model_files else [])
+                     + ["--min-face", "20"]) for d in detectors]
         print("(and the CPU seconds of the run, user + system, per crop in ms, after the s)")
     for name, options in settings:
         out = os.path.join(tmp, "out-" + name.replace(" ", "_"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """--people on photos the grouping was never tuned on: known people among strangers.
 
-Usage: scripts/eval_people_heldout.py FACECROP_BINARY [--detectors cascade,yunet,centerface] [--keep DIR]
+Usage: scripts/eval_people_heldout.py FACECROP_BINARY [--detectors cascade,haar,yunet,centerface] [--keep DIR]
 
 The set is put together from files anyone can get on Debian 12 and PyPI
 (nothing of it is in the repository but the Fixtures it names):
@@ -138,7 +138,8 @@ def main():
         for detector in detectors:
             out = os.path.join(keep or tmp, "out-" + detector)
             shutil.rmtree(out, ignore_errors=True)
-            options = [] if detector == "cascade" else ["--detector", detector, "--model", MODELS[detector]]
+            options = [] if detector == "cascade" else ["--detector", detector] + (
+                ["--model", MODELS[detector]] if detector in MODELS else [])
             subprocess.run([binary, photos, "-o", out, "--people", "--jobs", "2", "-q"] + options, check=False)
             crops, stranger_crops, merged, recovered, people = score(os.path.join(out, "manifest.jsonl"))
             share = merged / stranger_crops if stranger_crops else 0

@@ -32,6 +32,11 @@ package struct FaceQuality: Sendable, Equatable {
     /// sharp photo's softness (`QualityScore.detail`). Enlarging a photo
     /// leaves it as it was.
     package var detailPx = 0.0
+    /// Softness at the scale of the photo file's 8 x 8 JPEG blocks
+    /// (`CFaceDetect_BlockSoftness`; nil: the box holds too few blocks). Not
+    /// written: `setJPEG(quality:)` makes it the softness of a file so
+    /// compressed that its blocks hold no finer detail.
+    package var blockSoftness: Double? = nil
     /// The crop was enlarged to reach `--size`.
     package var upscaled = false
     /// Mean brightness 0...1 of the box's middle; shares of clipped dark and
@@ -67,6 +72,18 @@ package struct FaceQuality: Sendable, Equatable {
         (self.jpegQuality, self.outside, self.score, self.reasons) = (jpegQuality, outside, score, reasons)
     }
 
+    /// Sets the photo file's JPEG quality. At `QualityScore.blockQuality` or
+    /// below a block keeps about one value (its mean and a step or two), so
+    /// the blocks' edges are not detail: the softness is the block scale's
+    /// where that is softer, and the detail follows it.
+    package mutating func setJPEG(quality: Int?) {
+        jpegQuality = quality
+        guard let quality, quality <= QualityScore.blockQuality, let block = blockSoftness, block > softness else { return }
+        let soft = (block * 100).rounded() / 100
+        detailPx = (detailPx * (softness / soft) * (softness / soft) * 10).rounded() / 10
+        softness = soft
+    }
+
     /// Whether `--min-face-quality` / `--max-yaw` / `--eyes open` leave the
     /// face out; a face turned too far has reason `profile` first then,
     /// whatever else is wrong, and one left out for its eyes `eyes_closed`.
@@ -80,17 +97,6 @@ package struct FaceQuality: Sendable, Equatable {
             return true
         }
         return score < minScore
-    }
-
-    /// The score with its size factor taken out: how well the face's pixels
-    /// show it, whatever its size. `--people` holds it against a floor
-    /// (`PeopleRule.minCoreQuality`), because the grouping already weighs
-    /// size by its own rule. The eyes' factor is taken out too: closed eyes
-    /// do not hide who a face is, and the floor keeps the meaning it was set
-    /// with (a blink joins its person as before).
-    package var apartFromSize: Double {
-        let size = QualityScore.sizeFactor(self) * QualityScore.eyesFactor(self)
-        return size > 0 ? min(1, score / size) : 0
     }
 
     /// Sets `score` and `reasons` from the measures.

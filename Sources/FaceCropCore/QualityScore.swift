@@ -13,7 +13,9 @@ package enum QualityScore {
     /// 3: the face mesh's eyes and face presence (`eyes_closed`, `not_a_face`);
     /// 4: `eyes_open` is the upper lid's height, so a smile's squint is no
     /// blink; the yaw and roll of a face whose five points the detector gave
-    /// come from the face mesh (`MeshPose`).
+    /// come from the face mesh (`MeshPose`); a JPEG file at
+    /// `blockQuality` or below has the softness of its blocks, and the `jpeg`
+    /// factor falls on past `wreck`.
     package static let version = 4
 
     /// Where a measure stops being fine and where it is wrong; the factor is
@@ -54,6 +56,18 @@ package enum QualityScore {
     /// JPEG blocking and the file's JPEG quality.
     package static let blocking = Edge(fine: 1.5, wrong: 2.0)
     package static let jpegQuality = Edge(fine: 50, wrong: 25)
+    /// A JPEG file's quality at which its 8 x 8 blocks keep about one value
+    /// each (libjpeg's quantisation tables at 10 or below leave a block its
+    /// mean and a step or two): the blocks' edges are no detail
+    /// (`FaceQuality.setJPEG(quality:)`).
+    package static let blockQuality = 10
+    /// At `blockQuality` or below the file is a wreck whatever its pixels
+    /// show: 1 from quality 11, 0.11 at 10, 0.03 at 9. Steep, because its
+    /// copy's softness can still read about as sharp as a soft original's
+    /// where the decode is small (blocks of 2 px for a 4032 px photo): on
+    /// soft originals scoring 0.036-0.35, their copies at 5 and 10 score
+    /// below them only with a factor under 0.15 (docs/quality.md).
+    package static let wreck = Edge(fine: 11, wrong: 10.8)
     /// Yaw in degrees either way.
     package static let yaw = Edge(fine: 30, wrong: 45)
     /// Share of the crop outside the photo.
@@ -71,6 +85,12 @@ package enum QualityScore {
     /// The `small` factor.
     package static func sizeFactor(_ q: FaceQuality) -> Double { detail.factor(q.detailPx) }
 
+    /// The `jpeg` factor: blocking, and the file's quality on both edges.
+    package static func jpegFactor(_ q: FaceQuality) -> Double {
+        let quality = Double(q.jpegQuality ?? 100)
+        return blocking.factor(q.blocks) * jpegQuality.factor(quality) * wreck.factor(quality)
+    }
+
     /// The `eyes_closed` factor: the two eyes' mean openness (1 without it).
     package static func eyesFactor(_ q: FaceQuality) -> Double {
         q.eyesOpen.map { eyesOpen.factor($0.reduce(0, +) / Double(max($0.count, 1))) } ?? 1
@@ -84,7 +104,7 @@ package enum QualityScore {
             ("small", sizeFactor(q), level),
             ("dark", darkMean.factor(q.mean) * darkClipped.factor(q.dark), level),
             ("bright", brightMean.factor(q.mean) * brightClipped.factor(q.bright), level),
-            ("jpeg", blocking.factor(q.blocks) * jpegQuality.factor(Double(q.jpegQuality ?? 100)), level),
+            ("jpeg", jpegFactor(q), level),
             ("profile", self.yaw.factor(yaw), level),
             ("padding", outside.factor(q.outside), level),
             ("eyes_closed", eyesFactor(q), level),

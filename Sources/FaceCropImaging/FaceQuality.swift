@@ -33,12 +33,20 @@ extension FaceQuality {
                 Int32(box.width), Int32(box.height))
         }
         let softness = round(max(soft, 0.5), 100)
+        // A JPEG block's side in these pixels (the decode's scale of the photo's 8).
+        let period = 8 * Double(gray.width) / Double(max(full.width, 1))
+        let block = gray.pixels.withUnsafeBufferPointer {
+            CFaceDetect_BlockSoftness(
+                $0.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, Int32(box.x), Int32(box.y),
+                Int32(box.width), Int32(box.height), period)
+        }
         // The eye distance in the detector's pixels (a box without points: its side is about 2.3 eye distances).
         let eyes = (pose == nil ? facePx / 2.3 : facePx) * Double(gray.width) / Double(max(full.width, 1))
         self.init(
             pose: pose, facePx: facePx, softness: softness,
             detailPx: round(QualityScore.detail(eyes: eyes, softness: softness), 10), upscaled: false, mean: round(m),
             dark: round(d), bright: round(b), blocks: round(k), jpegQuality: nil, outside: 0, score: 0, reasons: [])
+        blockSoftness = block > 0 ? block : nil
     }
 
     /// Where the crop lies: the share of it outside the photo, and whether

@@ -23,9 +23,17 @@ package enum JPEGQuality {
             if marker == 0xDB, at + 4 + 1 + 64 <= head.count {
                 let precision = head[at + 4] >> 4
                 guard precision == 0 else { return nil }  // 16-bit tables: not IJG's scale
-                var scale = 0.0
-                for i in 0..<64 { scale += Double(head[at + 5 + i]) * 100 / standard[i] }
-                scale /= 64
+                // Below quality 24 IJG clips the table's larger entries at 255
+                // (baseline tables): only the entries under 255 tell the
+                // scale (with them all, a file saved at 10 read as 12, at 5 as
+                // 9). Every entry clipped: the scale is at least 255 over
+                // the smallest entry.
+                var (scale, counted) = (0.0, 0.0)
+                for i in 0..<64 where head[at + 5 + i] < 255 {
+                    scale += Double(head[at + 5 + i]) * 100 / standard[i]
+                    counted += 1
+                }
+                scale = counted > 0 ? scale / counted : 25_500 / (standard.min() ?? 10)
                 // IJG: scale = 5000 / q below 50, 200 - 2q above.
                 let quality = scale <= 100 ? (200 - scale) / 2 : 5000 / scale
                 return max(1, min(100, Int(quality.rounded())))

@@ -37,7 +37,7 @@ public struct PeopleGrouping: Sendable {
         /// A video's crop: its track (`PeopleStep.trackKey`) and frame; nil for a photo's face.
         package var track: String? = nil
         package var frame: Int? = nil
-        /// Its `face_quality` apart from size (`FaceQuality.apartFromSize`;
+        /// What the quality floor reads (`QualityFloor.value`;
         /// 1: a record made before the quality record).
         package var quality = 1.0
 
@@ -97,8 +97,9 @@ public struct PeopleRule: Sendable, Equatable {
     /// of the strangers in a group, of 32 px 15 %, of 48 px 5 %, of 64 px
     /// none, and every person is still found (docs/people.md).
     public var minCoreSide = 64
-    /// The quality floor of cores and links: a face whose `face_quality`
-    /// apart from its size (`FaceQuality.apartFromSize`) lies below it may
+    /// The quality floor of cores and links: a face whose measures
+    /// (`QualityFloor.value`: `face_quality`'s apart from size and eyes, with
+    /// edges of its own) lie below it may
     /// join a person but not make or link one. Calibrated for each detector
     /// on the people dev set with its strangers enlarged 3x and blurred,
     /// compressed or darkened, where without it 25-31 % of the strangers

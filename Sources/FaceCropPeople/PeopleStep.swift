@@ -210,7 +210,7 @@ package enum PeopleStep {
                 faces.append(
                     .init(
                         handle: handle, row: faces.count, person: nil, previous: previous.person(of: handle),
-                        track: trackKey(face, of: record), frame: face.video?.frame, quality: face.quality?.apartFromSize ?? 1))
+                        track: trackKey(face, of: record), frame: face.video?.frame, quality: face.quality.map(QualityFloor.value) ?? 1))
             }
         }
         try file.commit()

@@ -46,7 +46,7 @@ package enum PlaceStage {
     ) -> [FaceStatus] {
         faces.indices.map { index in
             guard var quality = faces[index].quality else { return .ok }
-            quality.jpegQuality = jpegQuality
+            quality.setJPEG(quality: jpegQuality)
             quality.place(placement.faces[index], side: settings.size, full: full)
             quality.rate()
             let status = quality.leftOut(

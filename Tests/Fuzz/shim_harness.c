@@ -336,6 +336,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void)CFaceDetect_Sharpness(gray, width, height, (size_t)width, 0, 0, width, height);
         (void)CFaceDetect_Softness(gray, width, height, (size_t)width, 0, 0, width, height);
         (void)CFaceDetect_Softness(gray, width, height, (size_t)width, width / 2, height / 2, width, height);
+        (void)CFaceDetect_BlockSoftness(gray, width, height, (size_t)width, 0, 0, width, height, 8.0 * (width % 5 + 1) / 5);
+        (void)CFaceDetect_BlockSoftness(gray, width, height, (size_t)width, width / 2, height / 2, width, height, 0.5);
         quality_once(gray, width, height);
 #ifdef SHIM_HARNESS_MAIN
         mesh_once(gray, width, height);

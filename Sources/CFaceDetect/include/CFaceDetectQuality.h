@@ -26,6 +26,16 @@ double CFaceDetect_Sharpness(const uint8_t *gray, int width, int height, size_t 
 double CFaceDetect_Softness(const uint8_t *gray, int width, int height, size_t stride, int x, int y,
                             int box_width, int box_height);
 
+/// The softness above at the scale of a JPEG file's 8 x 8 blocks: the box
+/// averaged over cells of `period` x `period` pixels (a block's side in
+/// these pixels), measured, and multiplied by `period`. Blind to the
+/// blocks' edges, which the plain measure reads as detail: about 0.7
+/// `period` for a face whose detail is finer than a block, more for a
+/// softer one. Returns -1 when `period` < 1 or the box holds fewer than 4 x 4
+/// cells.
+double CFaceDetect_BlockSoftness(const uint8_t *gray, int width, int height, size_t stride, int x, int y,
+                                 int box_width, int box_height, double period);
+
 /// A face's head pose in degrees from five points in photo pixels (10
 /// floats, x then y) of a `width` x `height` photo: cv::solvePnP fits a
 /// generic 3D face seen by a camera whose focal length is the photo's long

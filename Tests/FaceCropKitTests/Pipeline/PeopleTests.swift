@@ -90,10 +90,19 @@ struct PeopleTests {
         _ = try run([photos.path, "-o", output.path, "-q", "--people"])
         let lines = linesBySource(try readManifest(output).filter { $0["face"] != nil })
         let floor = PeopleRule().minCoreQuality
+        // What the floor reads: the line's measures through `QualityFloor`.
         func apartFromSize(_ line: [String: Any]?) throws -> Double {
             let line = try #require(line)
-            let quality = try #require(line["face_quality"] as? Double), detail = try #require(line["detail_px"] as? Double)
-            return min(1, quality / QualityScore.detail.factor(detail))
+            let exposure = try #require(line["exposure"] as? [String: Double])
+            let yaw = (line["pose"] as? [String: Double])?["yaw"]
+            var quality = FaceQuality(
+                pose: yaw.map { FacePose(yaw: $0, pitch: 0, roll: 0) }, facePx: 0,
+                softness: try #require(line["softness"] as? Double), detailPx: 0, upscaled: false,
+                mean: try #require(exposure["mean"]), dark: try #require(exposure["dark"]), bright: try #require(exposure["bright"]),
+                blocks: try #require(line["blocking"] as? Double), jpegQuality: line["jpeg_quality"] as? Int,
+                outside: try #require(line["outside"] as? Double), score: 0, reasons: [])
+            quality.facePresence = line["face_presence"] as? Double
+            return QualityFloor.value(quality)
         }
         for name in ["grace-blurred.jpg", "collins-blurred-3.jpg", "collins-blurred-4.jpg"] {
             #expect(try apartFromSize(lines[name]?.first) < floor, "\(name): \(lines[name] ?? [])")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FaceCropCore
 import FaceCropDetect
 
 
@@ -193,7 +194,7 @@ struct QualityTests {
         try makeUnversioned(output.appendingPathComponent(".facecrop/state.jsonl"))
         let old = try runFaceCrop([photos.path, "-o", output.path, "--check"] + arguments)
         #expect(old.status == 1)
-        #expect((old.stdout + old.stderr).contains("settings changed: every photo would be processed again (quality_score: none -> 4)"), "\(old.stdout)")
+        #expect((old.stdout + old.stderr).contains("settings changed: every photo would be processed again (quality_score: none -> \(QualityScore.version))"), "\(old.stdout)")
         // --max-yaw 0 leaves out every face turned at all, as `profile`.
         let straight = try faces(photos, work.appendingPathComponent("yaw"), ["--max-yaw", "0"]).values.flatMap { $0 }
         for line in straight where line["status"] as? String == "low_quality" {
