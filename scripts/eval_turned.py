@@ -14,7 +14,10 @@ turned copy's own landmarks are not trusted: a network may give a turned
 face the landmarks of an upright one). Copies are made with libvips' command line into a
 temporary folder.
 
-    scripts/eval_turned.py BIN PHOTOS... [-- facecrop options]
+    scripts/eval_turned.py [--misses] BIN PHOTOS... [-- facecrop options]
+
+--misses also prints, for each turn, the photos whose face was not found
+or whose crop is not upright.
 """
 import json, math, os, subprocess, sys, tempfile
 
@@ -69,11 +72,13 @@ def main():
     args = sys.argv[1:]
     options = args[args.index("--") + 1:] if "--" in args else []
     args = args[:args.index("--")] if "--" in args else args
+    misses = "--misses" in args
+    args = [a for a in args if a != "--misses"]
     bin_, photos = args[0], args[1:]
     with tempfile.TemporaryDirectory(prefix="eval-turned-") as tmp:
-        measure(bin_, photos, options, tmp)
+        measure(bin_, photos, options, tmp, misses)
 
-def measure(bin_, photos, options, tmp):
+def measure(bin_, photos, options, tmp, misses=False):
     turns = [0, 90, 180, 270, 45]
     for turn in turns:
         os.makedirs(f"{tmp}/in{turn}")
@@ -94,6 +99,7 @@ def measure(bin_, photos, options, tmp):
     rows = []
     for turn in turns[1:]:
         hits = ups = 0
+        missed = []
         for name, face in upright.items():
             w, h = size(f"{tmp}/in0/{name}")
             x, y, bw, bh = face["bbox"]
@@ -103,8 +109,16 @@ def measure(bin_, photos, options, tmp):
             if near:
                 hits += 1
                 marks = {k: where(turn, v, w, h) for k, v in (face.get("landmarks") or {}).items()}
-                ups += upright_in_crop(near[0], marks)
+                up = upright_in_crop(near[0], marks)
+                ups += up
+                if not up:
+                    missed.append(f"{names[name]} (not upright)")
+            else:
+                missed.append(f"{names[name]} (not found)")
         rows.append((turn, hits, ups))
+        if misses:
+            for m in missed:
+                print(f"  turn {turn}: {m}")
     n = len(upright)
     print(f"upright: a face in {n} of {len(names)} photos")
     for turn, hits, ups in rows:

@@ -158,10 +158,11 @@ package final class CenterFaceFinder: FaceFinder, NetworkDetectorFacts {
 
     package static var tileRule: String? { CrowdTiles.rule }
 
-    /// Its pass on the photo finds turned faces (90 of 93 held-out
-    /// portraits stored turned), so their landmarks tell the turn and no
-    /// photo is searched blind on the turned canvases.
-    package static var turnedRule: TurnedFaces.Rule? { .landmarks }
+    /// Its pass on the photo finds faces lying on their side (90 of 93
+    /// held-out portraits stored turned), so their landmarks tell the turn;
+    /// it misses most faces upside down, which a glance at the turned
+    /// canvases finds (`TurnedFaces.glanceTurns`).
+    package static var turnedRule: TurnedFaces.Rule? { .landmarksAndGlance }
 
     package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
         try CenterFaceFinder(

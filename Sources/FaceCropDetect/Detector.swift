@@ -165,9 +165,9 @@ package final class Detector: @unchecked Sendable {
                 try find(in: canvas, rgb: nil, minSide: side, source: source)
             }
         }
-        return try TurnedFaces.find(first: first, gray: gray, rgb: rgb, stored: stored, canvases: rule == .landmarksAndCanvases) {
-            canvas, colour throws(FaceCropError) in
-            try find(in: canvas, rgb: colour, minSide: minSide, source: source)
+        return try TurnedFaces.find(first: first, gray: gray, rgb: rgb, minSide: minSide, stored: stored, rule: rule) {
+            canvas, colour, side throws(FaceCropError) in
+            try find(in: canvas, rgb: colour, minSide: side, source: source)
         }
     }
 

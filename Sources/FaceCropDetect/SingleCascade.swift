@@ -58,6 +58,10 @@ package final class SingleCascade: FaceFinder, DetectorFacts {
 
     package static var scoresConfidence: Bool { false }
 
+    /// The ensemble's rule (`CascadeEnsemble.turnedRule`): its faces have no
+    /// landmarks either. `--target upperbody` is never searched turned.
+    package static var turnedRule: TurnedFaces.Rule? { .largeOnCanvases }
+
     package static func cardDescription(_ settings: JSON) -> String {
         "OpenCV's cascade `\(settings["cascade"]?.text ?? "")`, SHA-256 `\(settings["cascade_sha256"]?.text ?? "")`"
     }

@@ -38,9 +38,9 @@ struct TurnedFaceTests {
         zip(a.pixels, b.pixels).map { abs(Double($0) - Double($1)) }.reduce(0, +) / Double(a.pixels.count)
     }
 
-    /// (The cascades, the default detector, search the turned canvases of
-    /// a photo where they find no face upright.)
-    @Test(arguments: ["cascade", "centerface", "yunet"])
+    /// (The cascades, the default detector and `haar`, search the turned
+    /// canvases of a photo where they find no face upright.)
+    @Test(arguments: ["cascade", "haar", "centerface", "yunet"])
     func aTurnedPhotosFaceIsFoundAndWrittenUpright(detector: String) throws {
         let (work, photos) = try turnedCopies()
         defer { try? FileManager.default.removeItem(at: work) }

@@ -32,6 +32,20 @@ struct QuarterTurnTests {
         #expect(turned.turned(turn.reversed).pixels == Self.image.pixels)
     }
 
+    /// The glance's canvas (`shrunk(by:)`): each block's rounded mean, the
+    /// leftover column and row dropped, colour channels kept apart.
+    @Test func shrinkingAveragesEachBlock() {
+        let gray = Self.image.shrunk(by: 2)
+        #expect((gray.width, gray.height) == (2, 1))
+        // Blocks {0, 1, 5, 6} and {2, 3, 7, 8}: means 3 and 5.
+        #expect(gray.pixels == [3, 5])
+        #expect(Self.image.shrunk(by: 1).pixels == Self.image.pixels)
+        let rgb = RGBImage(width: 2, height: 2, pixels: [10, 0, 255, 11, 0, 255, 10, 1, 0, 10, 1, 0])
+        #expect(rgb.shrunk(by: 2).pixels == [10, 1, 128])
+        // An image smaller than a block is one block.
+        #expect(Self.image.shrunk(by: 8).pixels == [7])
+    }
+
     @Test(arguments: [(0.0, 0), (30.0, 0), (-59.0, 0), (75.0, 90), (100.0, 90), (178.0, 180), (-170.0, 180), (-95.0, 270)])
     func aFacesRollGivesItsQuarterTurn(roll: Double, degrees: Int) {
         // An upright face turned `roll` degrees clockwise about the origin.
