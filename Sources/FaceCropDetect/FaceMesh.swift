@@ -87,7 +87,7 @@ package final class FaceMesh: @unchecked Sendable {
     /// chip, and the head's yaw and roll from the mesh (`MeshPose`); nil
     /// where they make none.
     package func measure(_ gray: GrayImage, points: [Point2D], fromDlib: Bool, source: String) throws(FaceCropError)
-        -> (eyesOpen: [Double], presence: Double, angles: (yaw: Double, roll: Double)?, covered: FaceOcclusion.Covered)?
+        -> (eyesOpen: [Double], presence: Double, angles: (yaw: Double, roll: Double)?, covered: FaceOcclusion.Covered?)?
     {
         guard points.count == 5 else { return nil }
         func mean(_ p: Point2D, _ q: Point2D) -> Point2D { Point2D((p.x + q.x) / 2, (p.y + q.y) / 2) }
@@ -101,7 +101,8 @@ package final class FaceMesh: @unchecked Sendable {
         let found = try run(gray, chipToImage: chip, source: source)
         let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
         guard eyes.count == 2 else { return nil }
-        let covered = FaceOcclusion.measure(chip: Self.cut(gray, chip, side: side), side: side, points: found.points)
+        let covered = hypot(b.x - a.x, b.y - a.y) < FaceOcclusion.minEyeDistance
+            ? nil : FaceOcclusion.measure(chip: Self.cut(gray, chip, side: side), side: side, points: found.points)
         return (eyes, (found.presence * 1000).rounded() / 1000, MeshPose.angles(found.points, chipToImage: chip), covered)
     }
 
