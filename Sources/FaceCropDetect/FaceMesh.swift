@@ -102,7 +102,10 @@ package final class FaceMesh: @unchecked Sendable {
         let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
         guard eyes.count == 2 else { return nil }
         let covered = hypot(b.x - a.x, b.y - a.y) < FaceOcclusion.minEyeDistance
-            ? nil : FaceOcclusion.measure(chip: Self.cut(gray, chip, side: side), side: side, points: found.points)
+            ? nil
+            : FaceOcclusion.measure(
+                chip: Self.cut(gray, chip, side: side), side: side,
+                points: (0..<found.points.count / 3).map { Point2D(found.points[3 * $0], found.points[3 * $0 + 1]) })
         return (eyes, (found.presence * 1000).rounded() / 1000, MeshPose.angles(found.points, chipToImage: chip), covered)
     }
 
