@@ -17,14 +17,21 @@ held out); the edges (DEFAULTS, as QualityScore.swift) were set by hand from
 the even half and the people-devset.
 
     scripts/eval_quality.py [--bin .build/release/facecrop] [--work /work/qdata] [--sets devset,people,fixtures]
-        [--skip devset:shrunk,...] [--detector cascade] [--eyes FOLDER]
+        [--skip devset:shrunk,...] [--detector cascade] [--eyes FOLDER] [--occluded FOLDER]
 
 With --eyes FOLDER (FOLDER/closed and FOLDER/open hold photos of faces with
 both eyes closed and open; gathered outside the repository, see
 docs/quality.md), it also gives, per half of FOLDER (CRC-32 of the file
 name: even tuned on, odd held out), the share of each with eyes_closed and
 the AUC of face_quality ranking the open-eyed faces over the closed ones.
-Portraits of the dev sets get their eyes_closed and not_a_face shares.
+Portraits of the dev sets get their eyes_closed, not_a_face and occluded
+shares.
+
+With --occluded FOLDER (FOLDER/sunglasses, FOLDER/mask: covered faces;
+FOLDER/open: uncovered ones; gathered outside the repository, see
+docs/quality.md), it gives per half of FOLDER (CRC-32 of the file name: even
+calibrated on, odd held out) the share of each with occluded, at
+--min-face 24, and the share of every face of the dev sets' originals with it.
 
 Python 3 standard library; vips (the command) for the copies.
 """
@@ -93,9 +100,9 @@ def make_copies(src, dest, kind):
             os.remove(tmp)
 
 
-def faces(binary, folder, out, detector):
+def faces(binary, folder, out, detector, min_face=20):
     manifest = os.path.join(out, "manifest.jsonl")
-    cmd = [binary, folder, "-o", out, "--quiet", "--min-face", "20", "--jobs", "2"]
+    cmd = [binary, folder, "-o", out, "--quiet", "--min-face", str(min_face), "--jobs", "2"]
     if detector != "cascade":
         cmd += ["--detector", detector]
     subprocess.run(cmd, check=True)
@@ -147,8 +154,8 @@ LEVEL = 0.75
 DEFAULTS = dict(
     softness=(1.0, 1.3), detail=(40.0, 20.0), darkMean=(0.25, 0.22), brightMean=(0.75, 0.85), darkClipped=(0.1, 0.3),
     brightClipped=(0.03, 0.1), blocking=(1.5, 2.0), jpegQuality=(50.0, 25.0), yaw=(30.0, 45.0), outside=(0.02, 0.15),
-    eyesOpen=(0.14, 0.12), facePresence=(0.5, 0.2))
-NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding", "eyes_closed", "not_a_face"]
+    eyesOpen=(0.14, 0.12), facePresence=(0.5, 0.2), covered=(0.35, 0.5))
+NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding", "eyes_closed", "not_a_face", "occluded"]
 
 
 def edge(x, e):
@@ -174,6 +181,7 @@ def parts(o, c):
         edge(o["outside"], c["outside"]),
         edge(sum(o["eyes_open"]) / len(o["eyes_open"]), c["eyesOpen"]) if o.get("eyes_open") else 1.0,
         edge(o["face_presence"], c["facePresence"]) if o.get("face_presence") is not None else 1.0,
+        edge(max(o["occlusion"]["eyes"], o["occlusion"]["mouth"]), c["covered"]) if o.get("occlusion") else 1.0,
     ]
 
 
@@ -242,7 +250,7 @@ def report(title, by_kind, mirrored, orig, c, detector):
         qs = sorted(p["face_quality"] if c is None else round(score(p, c), 4) for p in ps)
         empty = sum(1 for p in ps if not (p["quality_reasons"] if c is None else reasons(p, c)))
         print(f"  portraits  {len(ps)} faces: median face_quality {qs[len(qs) // 2]:.3f}, quality_reason empty {empty}/{len(ps)} = {100 * empty / len(ps):.1f} %")
-        for name in ("eyes_closed", "not_a_face"):
+        for name in ("eyes_closed", "not_a_face", "occluded"):
             k = sum(1 for p in ps if name in (p["quality_reasons"] if c is None else reasons(p, c)))
             print(f"  portraits  {name}: {k}/{len(ps)} = {100 * k / len(ps):.1f} %")
     with_pose = [(a, b) for _, a, b in mirrored if a["pose"] and b["pose"]]
@@ -288,6 +296,34 @@ def eyes_report(binary, folder, work, detector):
         print(f"    AUC open over closed: face_quality {q:.3f}, openness {e:.3f}")
 
 
+def occluded_report(binary, folder, work, detector):
+    """FOLDER/sunglasses, FOLDER/mask, FOLDER/open: one face a photo (the
+    largest found), --min-face 24; split by CRC-32 of the file name (even:
+    calibrated on, odd: held out)."""
+    found = faces(binary, folder, os.path.join(work, "out", detector, "occluded"), detector, min_face=24)
+    kinds = [k for k in ("sunglasses", "mask", "open") if os.path.isdir(os.path.join(folder, k))]
+    print(f"== occluded: {folder} ({detector}, --min-face 24)")
+    for half, title in ((0, "calibrated on (even CRC-32)"), (1, "held out (odd CRC-32)")):
+        print(f"  {title}:")
+        for kind in kinds:
+            names = [n for n in os.listdir(os.path.join(folder, kind)) if zlib.crc32(n.encode()) % 2 == half]
+            fs = [max(v, key=lambda o: o["bbox"][2] * o["bbox"][3]) for v in
+                  (found.get(os.path.splitext(os.path.join(kind, n))[0], []) for n in names) if v]
+            k = sum(1 for o in fs if "occluded" in o["quality_reasons"])
+            print(f"    {kind:10s} {len(fs)}/{len(names)} photos with a face: occluded {k}/{len(fs)} = {100 * k / max(len(fs), 1):.1f} %")
+
+
+def devsets_occluded(binary, work, detector):
+    """Every face found in the dev sets' originals (uncovered but for a few
+    in the crowds), --min-face 24: the share with occluded."""
+    for name, src in (("devset", DEVSET), ("people", PEOPLE)):
+        found = faces(binary, src, os.path.join(work, "out", detector, "occluded-" + name), detector, min_face=24)
+        fs = [o for v in found.values() for o in v if o.get("occlusion")]
+        k = [o for o in fs if "occluded" in o["quality_reasons"]]
+        print(f"== occluded on {name} ({detector}, --min-face 24): {len(k)}/{len(fs)} faces = {100 * len(k) / max(len(fs), 1):.1f} %"
+              + "".join(f"\n    {o['source']} face {o['face']}: {o['occlusion']}" for o in k))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=".build/release/facecrop")
@@ -296,6 +332,7 @@ def main():
     ap.add_argument("--sets", default="devset,people", help="of devset, people, fixtures (Fixtures/faces and people)")
     ap.add_argument("--skip", default="", help="kinds of copy to leave out, e.g. devset:shrunk,people:mirror")
     ap.add_argument("--eyes", default="", help="a folder of closed/ and open/ eyed faces: the eye measure's figures")
+    ap.add_argument("--occluded", default="", help="a folder of sunglasses/, mask/ and open/ faces: the occluded figures")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -339,6 +376,9 @@ def main():
         report(title, by_kind, mirrored, orig, constants, args.detector)
     if args.eyes:
         eyes_report(binary, args.eyes, args.work, args.detector)
+    if args.occluded:
+        occluded_report(binary, args.occluded, args.work, args.detector)
+        devsets_occluded(binary, args.work, args.detector)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,10 @@ package struct FaceQuality: Sendable, Equatable {
     /// and the probability that the face is a face.
     package var eyesOpen: [Double]? = nil
     package var facePresence: Double? = nil
+    /// From the face mesh's chip and points too (`FaceOcclusion`; nil as
+    /// `eyesOpen`): how likely dark glasses cover the eyes, and a mask or a
+    /// hand the nose and mouth.
+    package var covered: FaceOcclusion.Covered? = nil
     /// The score 0...1; the factors below their level ("something is
     /// wrong"), worst first, and the worst of them ("": none).
     package var score = 0.0

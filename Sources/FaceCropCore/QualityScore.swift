@@ -16,7 +16,8 @@ package enum QualityScore {
     /// come from the face mesh (`MeshPose`); a JPEG file at
     /// `blockQuality` or below has the softness of its blocks, and the `jpeg`
     /// factor falls on past `wreck`.
-    package static let version = 4
+    /// 5: covered faces (`occlusion`, `occluded`).
+    package static let version = 5
 
     /// Where a measure stops being fine and where it is wrong; the factor is
     /// `level` at `wrong`.
@@ -81,6 +82,10 @@ package enum QualityScore {
     package static let eyesOpen = Edge(fine: 0.14, wrong: 0.12)
     /// The face mesh's face-presence probability.
     package static let facePresence = Edge(fine: 0.5, wrong: 0.2)
+    /// The more likely of covered eyes and a covered mouth
+    /// (`FaceOcclusion`): set on the calibration half of the covered and
+    /// uncovered faces (docs/quality.md).
+    package static let covered = Edge(fine: 0.35, wrong: 0.5)
 
     /// The `small` factor.
     package static func sizeFactor(_ q: FaceQuality) -> Double { detail.factor(q.detailPx) }
@@ -109,6 +114,7 @@ package enum QualityScore {
             ("padding", outside.factor(q.outside), level),
             ("eyes_closed", eyesFactor(q), level),
             ("not_a_face", q.facePresence.map(facePresence.factor) ?? 1, level),
+            ("occluded", q.covered.map { covered.factor($0.either) } ?? 1, level),
         ]
     }
 

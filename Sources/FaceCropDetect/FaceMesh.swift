@@ -91,7 +91,7 @@ package final class FaceMesh: @unchecked Sendable {
     /// chip, and the head's yaw and roll from the mesh (`MeshPose`); nil
     /// where they make none.
     package func measure(_ gray: GrayImage, points: [Point2D], fromDlib: Bool, source: String) throws(FaceCropError)
-        -> (eyesOpen: [Double], presence: Double, angles: (yaw: Double, roll: Double)?)?
+        -> (eyesOpen: [Double], presence: Double, angles: (yaw: Double, roll: Double)?, covered: FaceOcclusion.Covered?)?
     {
         guard points.count == 5 else { return nil }
         func mean(_ p: Point2D, _ q: Point2D) -> Point2D { Point2D((p.x + q.x) / 2, (p.y + q.y) / 2) }
@@ -105,6 +105,32 @@ package final class FaceMesh: @unchecked Sendable {
         let found = try run(gray, chipToImage: chip, source: source)
         let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
         guard eyes.count == 2 else { return nil }
-        return (eyes, (found.presence * 1000).rounded() / 1000, MeshPose.angles(found.points, chipToImage: chip))
+        let covered = hypot(b.x - a.x, b.y - a.y) < FaceOcclusion.minEyeDistance
+            ? nil
+            : FaceOcclusion.measure(
+                chip: Self.cut(gray, chip, side: side), side: side,
+                points: (0..<found.points.count / 3).map { Point2D(found.points[3 * $0], found.points[3 * $0 + 1]) })
+        return (eyes, (found.presence * 1000).rounded() / 1000, MeshPose.angles(found.points, chipToImage: chip), covered)
+    }
+
+    /// The `side` px square `chipToImage` maps out of `gray`, the network's
+    /// chip cut again (bilinear, edges repeated): what `FaceOcclusion` reads.
+    /// About 37,000 samples a face, against the two networks' passes.
+    static func cut(_ gray: GrayImage, _ chipToImage: Affine2D, side: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: side * side)
+        func pixel(_ x: Int, _ y: Int) -> Double {
+            Double(gray.pixels[min(max(y, 0), gray.height - 1) * gray.width + min(max(x, 0), gray.width - 1)])
+        }
+        for y in 0..<side {
+            for x in 0..<side {
+                let p = chipToImage.apply(Point2D(Double(x), Double(y)))
+                let (x0, y0) = (Int(p.x.rounded(.down)), Int(p.y.rounded(.down)))
+                let (fx, fy) = (p.x - Double(x0), p.y - Double(y0))
+                let v = pixel(x0, y0) * (1 - fx) * (1 - fy) + pixel(x0 + 1, y0) * fx * (1 - fy)
+                    + pixel(x0, y0 + 1) * (1 - fx) * fy + pixel(x0 + 1, y0 + 1) * fx * fy
+                bytes[y * side + x] = UInt8(max(0, min(255, v.rounded())))
+            }
+        }
+        return bytes
     }
 }

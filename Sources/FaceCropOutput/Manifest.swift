@@ -125,6 +125,7 @@ package enum Manifest {
             ("outside", .double(quality.outside)),
             ("eyes_open", quality.eyesOpen.map { .array($0.map(JSON.double)) } ?? .null),
             ("face_presence", quality.facePresence.map(JSON.double) ?? .null),
+            ("occlusion", quality.covered.map { .object([("eyes", .double($0.eyes)), ("mouth", .double($0.mouth))]) } ?? .null),
         ]
     }
 
@@ -198,6 +199,7 @@ package enum Manifest {
         var outside: Double?
         var eyesOpen: [Double]?
         var facePresence: Double?
+        var occlusion: Occlusion?
         var landmarks: [String: [Double]]?
         var landmarksEstimated: [String]?
         var transform: [[Double]]?
@@ -237,6 +239,11 @@ package enum Manifest {
         var yaw: Double
         var pitch: Double
         var roll: Double
+    }
+
+    fileprivate struct Occlusion: Decodable {
+        var eyes: Double
+        var mouth: Double
     }
 
     fileprivate struct Exposure: Decodable {
@@ -285,6 +292,7 @@ extension Manifest.Line {
             dark: exposure.dark, bright: exposure.bright, blocks: blocking, jpegQuality: jpegQuality, outside: outside,
             score: faceQuality, reasons: qualityReasons ?? (qualityReason.isEmpty ? [] : [qualityReason]))
         (record.eyesOpen, record.facePresence) = (eyesOpen, facePresence)
+        record.covered = occlusion.map { FaceOcclusion.Covered(eyes: $0.eyes, mouth: $0.mouth) }
         return record
     }
 }

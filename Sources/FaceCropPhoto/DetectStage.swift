@@ -130,7 +130,7 @@ package enum DetectStage {
             let (sx, sy) = (Double(gray.width) / Double(full.width), Double(gray.height) / Double(full.height))
             let inGray = points.map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
             if let found = try mesh.measure(gray, points: inGray, fromDlib: fromDlib, source: source) {
-                (quality.eyesOpen, quality.facePresence) = (found.eyesOpen, found.presence)
+                (quality.eyesOpen, quality.facePresence, quality.covered) = (found.eyesOpen, found.presence, found.covered)
                 // The yaw and roll that pass the mirror test better (MeshPose): the mesh's
                 // where the detector gave the five points, dlib's fit on the box and its
                 // mirror image where it found them; the pitch stays the fit's.
