@@ -21,6 +21,12 @@ package enum MeshPose {
     /// for a face turned well aside); z times 1.7 agrees with the fit's yaw
     /// best on the people-devset (rms 3.8° over 50 faces, against 7.0° at 1).
     package static let depthScale = 1.7
+    /// The five-point fit's yaw up to which the mesh's is taken: the depth
+    /// scale was set on faces the fit turns by 36° at most, and past them the
+    /// mesh reads a face turned well aside as turned much less (Fixtures'
+    /// camera.jpg: 27-36° against the fit's 65-69°, about 55° by eye), which
+    /// would let `--max-yaw` keep profiles. Beyond it the fit's yaw is kept.
+    package static let calibratedYaw = 40.0
 
     /// Yaw (against the chip's view) and roll (in the photo) of the face
     /// whose mesh `points` (x, y, z triples in chip pixels,

@@ -133,9 +133,11 @@ package enum DetectStage {
                 (quality.eyesOpen, quality.facePresence, quality.covered) = (found.eyesOpen, found.presence, found.covered)
                 // The yaw and roll that pass the mirror test better (MeshPose): the mesh's
                 // where the detector gave the five points, dlib's fit on the box and its
-                // mirror image where it found them; the pitch stays the fit's.
+                // mirror image where it found them; the pitch stays the fit's, and so does
+                // the yaw of a face turned past the mesh's calibrated range.
                 if !fromDlib, let mesh = found.angles, let fit = quality.pose {
-                    quality.pose = FacePose(yaw: mesh.yaw, pitch: fit.pitch, roll: mesh.roll)
+                    let yaw = abs(fit.yaw) <= MeshPose.calibratedYaw ? mesh.yaw : fit.yaw
+                    quality.pose = FacePose(yaw: yaw, pitch: fit.pitch, roll: mesh.roll)
                 }
             }
         }
