@@ -154,7 +154,7 @@ LEVEL = 0.75
 DEFAULTS = dict(
     softness=(1.0, 1.3), detail=(40.0, 20.0), darkMean=(0.25, 0.22), brightMean=(0.75, 0.85), darkClipped=(0.1, 0.3),
     brightClipped=(0.03, 0.1), blocking=(1.5, 2.0), jpegQuality=(50.0, 25.0), yaw=(30.0, 45.0), outside=(0.02, 0.15),
-    eyesOpen=(0.14, 0.12), facePresence=(0.5, 0.2), covered=(0.35, 0.5))
+    eyesOpen=(0.14, 0.12), facePresence=(0.5, 0.2), covered=(0.35, 0.5), wreck=(11.0, 10.8))
 NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding", "eyes_closed", "not_a_face", "occluded"]
 
 
@@ -176,7 +176,7 @@ def parts(o, c):
         edge(o["detail_px"], c["detail"]),
         edge(e["mean"], c["darkMean"]) * edge(e["dark"], c["darkClipped"]),
         edge(e["mean"], c["brightMean"]) * edge(e["bright"], c["brightClipped"]),
-        edge(o["blocking"], c["blocking"]) * edge(q, c["jpegQuality"]),
+        edge(o["blocking"], c["blocking"]) * edge(q, c["jpegQuality"]) * edge(q, c["wreck"]),
         edge(yaw, c["yaw"]),
         edge(o["outside"], c["outside"]),
         edge(sum(o["eyes_open"]) / len(o["eyes_open"]), c["eyesOpen"]) if o.get("eyes_open") else 1.0,
