@@ -132,6 +132,53 @@ ort::Status *openSession(const CFaceDetect_OnnxRuntime &runtime, const std::stri
     return api.createSessionFromArray(runtime.env, copy.data(), copy.size(), options, session);
 }
 
+// Registers the runtime's one shared arena on `env`: CPU memory that grows
+// by the size asked (arena_extend_strategy 1, kSameAsRequested), where a
+// session's own arena grows by the next power of two. Keys and values as
+// onnxruntime_c_api.h documents CreateArenaCfgV2; a session takes its
+// buffers from it with the session config entry "session.use_env_allocators"
+// = "1" (onnxruntime_session_options_config_keys.h), else from its own.
+//
+// Why: a CenterFace pass on a 1280 x 1280 canvas asks for two buffers of
+// 52 MB at once (the first convolution's output in the runtime's blocked
+// layout and its plain copy). Its own arena took each as a 64 MiB region
+// and carved the smaller buffers of later passes out of the rest; the
+// sized one takes two regions of 50 MiB. On 26 photos of 12 MP, --jobs 2:
+// heap peak 266 -> 240 MB (heaptrack), peak RSS 318-321 -> 304-305 MiB,
+// the same faults and CPU (docs/measurements.md, "CenterFace's arena grown
+// by the size asked"). Shared by every session that asks for it: the face
+// mesh's and iris network's passes in it (on the other worker, during a
+// CenterFace pass) split its large free chunks and it grew to 349 MiB.
+void registerSizedArena(const ort::Api &api, ort::Env *env) {
+    const int err = CFaceDetect_RuntimeError;
+    const char *keys[] = {"arena_extend_strategy"};
+    const size_t values[] = {1};
+    Owned<ort::ArenaCfg> config(api);
+    check(api, api.createArenaCfg(keys, values, 1, &config.p), err, "ONNX Runtime: arena settings");
+    Owned<ort::MemoryInfo> memory(api);
+    check(api, api.cpuMemoryInfo(ort::ArenaAllocator, ort::MemTypeDefault, &memory.p), err,
+          "ONNX Runtime: describing the arena's memory");
+    check(api, api.registerAllocator(env, memory.p, config.p), err, "ONNX Runtime: the shared arena");
+}
+
+// `options` as the runtime's session options `opts`.
+void configure(const ort::Api &api, const CFaceDetect_OnnxOptions &options, ort::SessionOptions *opts) {
+    const int err = CFaceDetect_RuntimeError;
+    check(api, api.setExecutionMode(opts, ort::Sequential), err, "ONNX Runtime: execution mode");
+    check(api, api.setIntraOpThreads(opts, options.intra_op_threads), err, "ONNX Runtime: intra-op threads");
+    check(api, api.setInterOpThreads(opts, 1), err, "ONNX Runtime: inter-op threads");
+    check(api, api.setGraphOptimizationLevel(opts, options.optimization_level), err,
+          "ONNX Runtime: optimization level");
+    if (!options.memory_arena) check(api, api.disableCpuMemArena(opts), err, "ONNX Runtime: memory arena");
+    if (options.memory_arena && options.sized_arena) {
+        check(api, api.addConfigEntry(opts, "session.use_env_allocators", "1"), err, "ONNX Runtime: the shared arena");
+    }
+    if (options.no_memory_pattern) check(api, api.disableMemPattern(opts), err, "ONNX Runtime: memory pattern");
+    const char *spin = options.allow_spinning ? "1" : "0";
+    check(api, api.addConfigEntry(opts, "session.intra_op.allow_spinning", spin), err, "ONNX Runtime: spinning");
+    check(api, api.addConfigEntry(opts, "session.inter_op.allow_spinning", spin), err, "ONNX Runtime: spinning");
+}
+
 } // namespace
 
 extern "C" int CFaceDetect_OnnxRuntimeOpen(const char *library_path, CFaceDetect_OnnxRuntime **runtime,
@@ -179,6 +226,7 @@ extern "C" int CFaceDetect_OnnxRuntimeOpen(const char *library_path, CFaceDetect
               "ONNX Runtime: creating its environment");
         check(api, api.cpuMemoryInfo(ort::DeviceAllocator, ort::MemTypeDefault, &made->cpu),
               CFaceDetect_RuntimeError, "ONNX Runtime: describing CPU memory");
+        registerSizedArena(api, made->env);
         *runtime = made.release();
         return CFaceDetect_OK;
     });
@@ -210,20 +258,7 @@ extern "C" int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, cons
         Owned<ort::SessionOptions> opts(api);
         const int err = CFaceDetect_RuntimeError;
         check(api, api.createSessionOptions(&opts.p), err, "ONNX Runtime: session options");
-        check(api, api.setExecutionMode(opts.p, ort::Sequential), err, "ONNX Runtime: execution mode");
-        check(api, api.setIntraOpThreads(opts.p, options->intra_op_threads), err, "ONNX Runtime: intra-op threads");
-        check(api, api.setInterOpThreads(opts.p, 1), err, "ONNX Runtime: inter-op threads");
-        check(api, api.setGraphOptimizationLevel(opts.p, options->optimization_level), err,
-              "ONNX Runtime: optimization level");
-        if (!options->memory_arena) check(api, api.disableCpuMemArena(opts.p), err, "ONNX Runtime: memory arena");
-        if (options->no_memory_pattern) {
-            check(api, api.disableMemPattern(opts.p), err, "ONNX Runtime: memory pattern");
-        }
-        const char *spin = options->allow_spinning ? "1" : "0";
-        check(api, api.addConfigEntry(opts.p, "session.intra_op.allow_spinning", spin), err,
-              "ONNX Runtime: spinning");
-        check(api, api.addConfigEntry(opts.p, "session.inter_op.allow_spinning", spin), err,
-              "ONNX Runtime: spinning");
+        configure(api, *options, opts.p);
         auto made = std::make_unique<CFaceDetect_OnnxSession>();
         made->runtime = runtime;
         if (ort::Status *s = openSession(*runtime, path, options->size_free != 0, opts.p, &made->session)) {
