@@ -132,23 +132,15 @@ ort::Status *openSession(const CFaceDetect_OnnxRuntime &runtime, const std::stri
     return api.createSessionFromArray(runtime.env, copy.data(), copy.size(), options, session);
 }
 
-// Registers the runtime's one shared arena on `env`: CPU memory that grows
-// by the size asked (arena_extend_strategy 1, kSameAsRequested), where a
-// session's own arena grows by the next power of two. Keys and values as
-// onnxruntime_c_api.h documents CreateArenaCfgV2; a session takes its
-// buffers from it with the session config entry "session.use_env_allocators"
-// = "1" (onnxruntime_session_options_config_keys.h), else from its own.
-//
-// Why: a CenterFace pass on a 1280 x 1280 canvas asks for two buffers of
-// 52 MB at once (the first convolution's output in the runtime's blocked
-// layout and its plain copy). Its own arena took each as a 64 MiB region
-// and carved the smaller buffers of later passes out of the rest; the
-// sized one takes two regions of 50 MiB. On 26 photos of 12 MP, --jobs 2:
-// heap peak 266 -> 240 MB (heaptrack), peak RSS 318-321 -> 304-305 MiB,
-// the same faults and CPU (docs/measurements.md, "CenterFace's arena grown
-// by the size asked"). Shared by every session that asks for it: the face
-// mesh's and iris network's passes in it (on the other worker, during a
-// CenterFace pass) split its large free chunks and it grew to 349 MiB.
+// Registers the runtime's one shared arena on `env`, grown by the size asked
+// (CreateArenaCfgV2's arena_extend_strategy 1, kSameAsRequested, in
+// onnxruntime_c_api.h); a session's own grows by powers of two. A session
+// uses it with "session.use_env_allocators" = "1" (session options config
+// keys header). CenterFace's 1280 x 1280 pass asks for two 52 MB buffers at
+// once, which its own arena took as 64 MiB regions: on 26 photos of 12 MP
+// peak RSS 319-320 -> 302-305 MiB, the same faults and CPU; the face mesh in
+// it too grew it to 349 (docs/measurements.md, "CenterFace's arena grown by
+// the size asked").
 void registerSizedArena(const ort::Api &api, ort::Env *env) {
     const int err = CFaceDetect_RuntimeError;
     const char *keys[] = {"arena_extend_strategy"};

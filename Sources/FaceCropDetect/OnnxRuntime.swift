@@ -69,8 +69,8 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// session's own, which grows by powers of two. A 1280 x 1280 pass asks
     /// for two 52 MB buffers at once; its own arena took a 64 MiB region
     /// for each. On the 26 photos above, --jobs 2, two runs each beside
-    /// main: peak RSS 304-305 MiB against 318-321, with `--people` 336
-    /// against 344-349, the same faults, CPU and bytes. The face mesh keeps
+    /// main: peak RSS 302-305 MiB against 319-320, with `--people` 333-336
+    /// against 343-350, the same faults and bytes. The face mesh keeps
     /// its own arena: in the shared one its passes split the large free
     /// chunks and the run grew to 349 MiB; with no arena at all it saved
     /// 8 MiB more for 0.49 M faults against 0.31 M (docs/measurements.md,
