@@ -132,6 +132,45 @@ ort::Status *openSession(const CFaceDetect_OnnxRuntime &runtime, const std::stri
     return api.createSessionFromArray(runtime.env, copy.data(), copy.size(), options, session);
 }
 
+// Registers the runtime's one shared arena on `env`, grown by the size asked
+// (CreateArenaCfgV2's arena_extend_strategy 1, kSameAsRequested, in
+// onnxruntime_c_api.h); a session's own grows by powers of two. A session
+// uses it with "session.use_env_allocators" = "1" (session options config
+// keys header). CenterFace's 1280 x 1280 pass asks for two 52 MB buffers at
+// once, which its own arena took as 64 MiB regions: on 26 photos of 12 MP
+// peak RSS 319-320 -> 302-305 MiB, the same faults and CPU; the face mesh in
+// it too grew it to 349 (docs/measurements.md, "CenterFace's arena grown by
+// the size asked").
+void registerSizedArena(const ort::Api &api, ort::Env *env) {
+    const int err = CFaceDetect_RuntimeError;
+    const char *keys[] = {"arena_extend_strategy"};
+    const size_t values[] = {1};
+    Owned<ort::ArenaCfg> config(api);
+    check(api, api.createArenaCfg(keys, values, 1, &config.p), err, "ONNX Runtime: arena settings");
+    Owned<ort::MemoryInfo> memory(api);
+    check(api, api.cpuMemoryInfo(ort::ArenaAllocator, ort::MemTypeDefault, &memory.p), err,
+          "ONNX Runtime: describing the arena's memory");
+    check(api, api.registerAllocator(env, memory.p, config.p), err, "ONNX Runtime: the shared arena");
+}
+
+// `options` as the runtime's session options `opts`.
+void configure(const ort::Api &api, const CFaceDetect_OnnxOptions &options, ort::SessionOptions *opts) {
+    const int err = CFaceDetect_RuntimeError;
+    check(api, api.setExecutionMode(opts, ort::Sequential), err, "ONNX Runtime: execution mode");
+    check(api, api.setIntraOpThreads(opts, options.intra_op_threads), err, "ONNX Runtime: intra-op threads");
+    check(api, api.setInterOpThreads(opts, 1), err, "ONNX Runtime: inter-op threads");
+    check(api, api.setGraphOptimizationLevel(opts, options.optimization_level), err,
+          "ONNX Runtime: optimization level");
+    if (!options.memory_arena) check(api, api.disableCpuMemArena(opts), err, "ONNX Runtime: memory arena");
+    if (options.memory_arena && options.sized_arena) {
+        check(api, api.addConfigEntry(opts, "session.use_env_allocators", "1"), err, "ONNX Runtime: the shared arena");
+    }
+    if (options.no_memory_pattern) check(api, api.disableMemPattern(opts), err, "ONNX Runtime: memory pattern");
+    const char *spin = options.allow_spinning ? "1" : "0";
+    check(api, api.addConfigEntry(opts, "session.intra_op.allow_spinning", spin), err, "ONNX Runtime: spinning");
+    check(api, api.addConfigEntry(opts, "session.inter_op.allow_spinning", spin), err, "ONNX Runtime: spinning");
+}
+
 } // namespace
 
 extern "C" int CFaceDetect_OnnxRuntimeOpen(const char *library_path, CFaceDetect_OnnxRuntime **runtime,
@@ -179,6 +218,7 @@ extern "C" int CFaceDetect_OnnxRuntimeOpen(const char *library_path, CFaceDetect
               "ONNX Runtime: creating its environment");
         check(api, api.cpuMemoryInfo(ort::DeviceAllocator, ort::MemTypeDefault, &made->cpu),
               CFaceDetect_RuntimeError, "ONNX Runtime: describing CPU memory");
+        registerSizedArena(api, made->env);
         *runtime = made.release();
         return CFaceDetect_OK;
     });
@@ -210,20 +250,7 @@ extern "C" int CFaceDetect_OnnxSessionNew(CFaceDetect_OnnxRuntime *runtime, cons
         Owned<ort::SessionOptions> opts(api);
         const int err = CFaceDetect_RuntimeError;
         check(api, api.createSessionOptions(&opts.p), err, "ONNX Runtime: session options");
-        check(api, api.setExecutionMode(opts.p, ort::Sequential), err, "ONNX Runtime: execution mode");
-        check(api, api.setIntraOpThreads(opts.p, options->intra_op_threads), err, "ONNX Runtime: intra-op threads");
-        check(api, api.setInterOpThreads(opts.p, 1), err, "ONNX Runtime: inter-op threads");
-        check(api, api.setGraphOptimizationLevel(opts.p, options->optimization_level), err,
-              "ONNX Runtime: optimization level");
-        if (!options->memory_arena) check(api, api.disableCpuMemArena(opts.p), err, "ONNX Runtime: memory arena");
-        if (options->no_memory_pattern) {
-            check(api, api.disableMemPattern(opts.p), err, "ONNX Runtime: memory pattern");
-        }
-        const char *spin = options->allow_spinning ? "1" : "0";
-        check(api, api.addConfigEntry(opts.p, "session.intra_op.allow_spinning", spin), err,
-              "ONNX Runtime: spinning");
-        check(api, api.addConfigEntry(opts.p, "session.inter_op.allow_spinning", spin), err,
-              "ONNX Runtime: spinning");
+        configure(api, *options, opts.p);
         auto made = std::make_unique<CFaceDetect_OnnxSession>();
         made->runtime = runtime;
         if (ort::Status *s = openSession(*runtime, path, options->size_free != 0, opts.p, &made->session)) {

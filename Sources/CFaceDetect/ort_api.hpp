@@ -33,6 +33,7 @@ struct MemoryInfo;
 struct TypeInfo;
 struct TensorTypeAndShapeInfo;
 struct Allocator;
+struct ArenaCfg;
 
 // The values of the enums that cross the calls made here.
 enum LoggingLevel : int { LogVerbose = 0, LogInfo = 1, LogWarning = 2, LogError = 3, LogFatal = 4 };
@@ -89,7 +90,10 @@ enum Slot : std::size_t {
     ReleaseTensorTypeAndShapeInfo = 99,     // void (OrtTensorTypeAndShapeInfo *)
     ReleaseSessionOptions = 100,            // void (OrtSessionOptions *)
     AddSessionConfigEntry = 130,            // (options, key, value)
-    SlotCount = 131,
+    CreateAndRegisterAllocator = 144,       // (env, memory info, arena cfg)
+    ReleaseArenaCfg = 157,                  // void (OrtArenaCfg *)
+    CreateArenaCfgV2 = 164,                 // (keys, size_t values, n, OrtArenaCfg **)
+    SlotCount = 165,
 };
 
 // The table, with a typed call for each slot above. Every entry that
@@ -201,6 +205,15 @@ class Api {
     void release(TensorTypeAndShapeInfo *p) const {
         call<void (*)(TensorTypeAndShapeInfo *)>(ReleaseTensorTypeAndShapeInfo)(p);
     }
+    Status *createArenaCfg(const char *const *keys, const size_t *values, size_t count, ArenaCfg **out) const {
+        using F = Status *(*)(const char *const *, const size_t *, size_t, ArenaCfg **);
+        return call<F>(CreateArenaCfgV2)(keys, values, count, out);
+    }
+    Status *registerAllocator(Env *env, const MemoryInfo *info, const ArenaCfg *cfg) const {
+        using F = Status *(*)(Env *, const MemoryInfo *, const ArenaCfg *);
+        return call<F>(CreateAndRegisterAllocator)(env, info, cfg);
+    }
+    void release(ArenaCfg *p) const { call<void (*)(ArenaCfg *)>(ReleaseArenaCfg)(p); }
     void release(SessionOptions *p) const { call<void (*)(SessionOptions *)>(ReleaseSessionOptions)(p); }
 
   private:

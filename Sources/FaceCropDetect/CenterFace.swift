@@ -27,7 +27,7 @@ package final class CenterFace: @unchecked Sendable {
     /// the same faces as centerface-fp32.onnx.
     package init(path: String, runtime: OnnxRuntime) throws(FaceCropError) {
         self.runtime = runtime
-        var options = OnnxRuntime.sessionOptions(arena: true, pattern: false, sizeFree: true)
+        var options = OnnxRuntime.sessionOptions(arena: true, pattern: false, sizeFree: true, sizedArena: true)
         handle = try openHandle({
             CFaceDetect_CenterFaceNewOnnx(runtime.pointer, path, &options, CFaceDetect_CanvasLadder, &$0, &$1)
         }) { .modelUnavailable(path, reason: $0) }

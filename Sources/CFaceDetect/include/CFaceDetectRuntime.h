@@ -50,6 +50,12 @@ typedef struct {
     /// its default). A network run at many sizes keeps one such block in
     /// its arena beside the buffers of the sizes it has not planned yet.
     int no_memory_pattern;
+    /// With `memory_arena`, 1: the session's buffers come from the
+    /// runtime's one shared arena, which grows by the size each buffer asks
+    /// for; 0: from an arena of the session's own, which grows a region at
+    /// a time, each the next power of two (ONNX Runtime's default). A
+    /// network run on large canvases keeps less memory with the first.
+    int sized_arena;
 } CFaceDetect_OnnxOptions;
 
 /// Loads the library at `library_path` and checks it: the symbol
