@@ -89,8 +89,8 @@ package enum QualityScore {
     /// closed faces with CenterFace and 95.7 % with the default detector;
     /// 0.6 names 92.7 % and 96.8 %, and no more open-eyed faces there, on
     /// the people-devset or on the detection devset's faces of 12 px or
-    /// more; 0.67 names one more Wozniak laugh, the more closed eye alone
-    /// (1) three and 24 crowd faces against 13.
+    /// more. 0.67 names one more Wozniak laugh; the more closed eye alone
+    /// (1) names it too, and 25 of those crowd faces against 13.
     package static let closedEyeWeight = 0.6
 
     /// What the `eyes_closed` factor reads of the two eyes' openness.
