@@ -155,6 +155,16 @@ DEFAULTS = dict(
     softness=(1.0, 1.3), detail=(40.0, 20.0), darkMean=(0.25, 0.22), brightMean=(0.75, 0.85), darkClipped=(0.1, 0.3),
     brightClipped=(0.03, 0.1), blocking=(1.5, 2.0), jpegQuality=(50.0, 25.0), yaw=(30.0, 45.0), outside=(0.02, 0.15),
     eyesOpen=(0.14, 0.12), facePresence=(0.5, 0.2), covered=(0.35, 0.5), wreck=(11.0, 10.8))
+# The more closed eye's share of the two eyes' openness (QualityScore.closedEyeWeight).
+CLOSED_EYE_WEIGHT = 0.6
+
+
+def eyes(o):
+    """The two eyes' openness as the eyes_closed factor reads it (QualityScore.eyes)."""
+    v = o["eyes_open"]
+    return CLOSED_EYE_WEIGHT * min(v) + (1 - CLOSED_EYE_WEIGHT) * max(v)
+
+
 NAMES = ["blur", "small", "dark", "bright", "jpeg", "profile", "padding", "eyes_closed", "not_a_face", "occluded"]
 
 
@@ -179,7 +189,7 @@ def parts(o, c):
         edge(o["blocking"], c["blocking"]) * edge(q, c["jpegQuality"]) * edge(q, c["wreck"]),
         edge(yaw, c["yaw"]),
         edge(o["outside"], c["outside"]),
-        edge(sum(o["eyes_open"]) / len(o["eyes_open"]), c["eyesOpen"]) if o.get("eyes_open") else 1.0,
+        edge(eyes(o), c["eyesOpen"]) if o.get("eyes_open") else 1.0,
         edge(o["face_presence"], c["facePresence"]) if o.get("face_presence") is not None else 1.0,
         edge(max(o["occlusion"]["eyes"], o["occlusion"]["mouth"]), c["covered"]) if o.get("occlusion") else 1.0,
     ]
@@ -286,13 +296,13 @@ def eyes_report(binary, folder, work, detector):
         print(f"  {title}:")
         for kind, fs in by.items():
             k = sum(1 for o in fs if "eyes_closed" in o["quality_reasons"])
-            eyes = sorted(sum(o["eyes_open"]) / 2 for o in fs if o.get("eyes_open"))
-            median = eyes[len(eyes) // 2] if eyes else float("nan")
+            values = sorted(eyes(o) for o in fs if o.get("eyes_open"))
+            median = values[len(values) // 2] if values else float("nan")
             print(f"    {kind:6s} {len(fs)}/{photos[kind]} photos with a face: eyes_closed {k}/{len(fs)} = {100 * k / max(len(fs), 1):.1f} %, "
                   f"median openness {median:.3f}")
         q = auc([o["face_quality"] for o in by["open"]], [o["face_quality"] for o in by["closed"]])
-        e = auc([sum(o["eyes_open"]) / 2 for o in by["open"] if o.get("eyes_open")],
-                [sum(o["eyes_open"]) / 2 for o in by["closed"] if o.get("eyes_open")])
+        e = auc([eyes(o) for o in by["open"] if o.get("eyes_open")],
+                [eyes(o) for o in by["closed"] if o.get("eyes_open")])
         print(f"    AUC open over closed: face_quality {q:.3f}, openness {e:.3f}")
 
 

@@ -36,6 +36,16 @@ package enum FaceMeshMeasures {
         return (max(0, height / width) * 1000).rounded() / 1000
     }
 
+    /// The eye distance, in the detection decode's pixels (where the iris
+    /// network's eye is cut), below which a face gets no `eyes_open` and so
+    /// no `eyes_closed`: an eye there is under 5 px wide. On the detection
+    /// devset with CenterFace, 20 of the 33 faces named `eyes_closed` had
+    /// eyes under 12 px apart (of 252 such faces), as many in dark glasses,
+    /// looking aside or open as shut; the 13 from 14.8 px up were shut,
+    /// looking down, squinting, laughing or in dark glasses
+    /// (docs/quality.md, "Small faces").
+    package static let minEyeDistance = 12.0
+
     /// The chip's side in eye distances, and how far below the eyes' midpoint
     /// its centre lies (in eye distances): the face from brow to chin with a
     /// margin, as MediaPipe gives the network a face box enlarged 1.5 times.

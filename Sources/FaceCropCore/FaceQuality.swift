@@ -53,8 +53,9 @@ package struct FaceQuality: Sendable, Equatable {
     package var outside = 0.0
     /// From the face mesh (`FaceMeshMeasures`; nil: its model is not
     /// installed, or the face has no five points): how open each eye is, the
-    /// one nearer the image's left first (about 0.2 open, under 0.1 closed),
-    /// and the probability that the face is a face.
+    /// one nearer the image's left first (about 0.2 open, under 0.1 closed;
+    /// nil too for eyes under `FaceMeshMeasures.minEyeDistance` apart), and
+    /// the probability that the face is a face.
     package var eyesOpen: [Double]? = nil
     package var facePresence: Double? = nil
     /// From the face mesh's chip and points too (`FaceOcclusion`; nil as

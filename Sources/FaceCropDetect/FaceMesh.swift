@@ -89,9 +89,11 @@ package final class FaceMesh: @unchecked Sendable {
     /// The eye and face measures of a face whose five points `points` (in
     /// `gray`'s pixels: the detector's, or dlib's with `fromDlib`) place its
     /// chip, and the head's yaw and roll from the mesh (`MeshPose`); nil
-    /// where they make none.
+    /// where they make none. Eyes closer than `FaceMeshMeasures.minEyeDistance`
+    /// get no openness, and closer than `FaceOcclusion.minEyeDistance` no
+    /// occlusion.
     package func measure(_ gray: GrayImage, points: [Point2D], fromDlib: Bool, source: String) throws(FaceCropError)
-        -> (eyesOpen: [Double], presence: Double, angles: (yaw: Double, roll: Double)?, covered: FaceOcclusion.Covered?)?
+        -> (eyesOpen: [Double]?, presence: Double, angles: (yaw: Double, roll: Double)?, covered: FaceOcclusion.Covered?)?
     {
         guard points.count == 5 else { return nil }
         func mean(_ p: Point2D, _ q: Point2D) -> Point2D { Point2D((p.x + q.x) / 2, (p.y + q.y) / 2) }
@@ -105,12 +107,16 @@ package final class FaceMesh: @unchecked Sendable {
         let found = try run(gray, chipToImage: chip, source: source)
         let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
         guard eyes.count == 2 else { return nil }
-        let covered = hypot(b.x - a.x, b.y - a.y) < FaceOcclusion.minEyeDistance
+        let distance = hypot(b.x - a.x, b.y - a.y)
+        let covered = distance < FaceOcclusion.minEyeDistance
             ? nil
             : FaceOcclusion.measure(
                 chip: Self.cut(gray, chip, side: side), side: side,
                 points: (0..<found.points.count / 3).map { Point2D(found.points[3 * $0], found.points[3 * $0 + 1]) })
-        return (eyes, (found.presence * 1000).rounded() / 1000, MeshPose.angles(found.points, chipToImage: chip), covered)
+        return (
+            distance < FaceMeshMeasures.minEyeDistance ? nil : eyes, (found.presence * 1000).rounded() / 1000,
+            MeshPose.angles(found.points, chipToImage: chip), covered
+        )
     }
 
     /// The `side` px square `chipToImage` maps out of `gray`, the network's

@@ -63,7 +63,7 @@ public enum OptionTable {
         .value(["--max-yaw"], "DEG", "Leave out faces turned more than DEG degrees left or right (the manifest's pose.yaw): status low_quality, no crop (default 180: keep all).") {
             $0.maxYaw = try OptionValue.double($1, "--max-yaw", 0...180)
         },
-        .value(["--eyes"], "any|open", "open: leave out faces whose eyes are closed (the manifest's quality_reasons hold eyes_closed): status low_quality, no crop (default any: keep all). Needs the face mesh (scripts/fetch-face-mesh-model); a face without it is kept.") {
+        .value(["--eyes"], "any|open", "open: leave out faces whose eyes are closed (the manifest's quality_reasons hold eyes_closed): status low_quality, no crop (default any: keep all). Needs the face mesh (scripts/fetch-face-mesh-model); a face without it, or whose eyes are under 12 px apart in the detection decode, is kept.") {
             $0.eyes = try OptionValue.choice($1, "--eyes")
         },
         .value(["--min-neighbors"], "N", "Raw detections needed to keep a face; higher finds fewer, surer faces (default 4).") {

@@ -93,6 +93,36 @@ struct FaceMeshTests {
         #expect((closed["face_quality"] as? Double ?? 1) < (open["face_quality"] as? Double ?? 0))
     }
 
+    /// Eyes too small to tell (under `FaceMeshMeasures.minEyeDistance` apart
+    /// in the detection decode) get no `eyes_open` and no `eyes_closed`; the
+    /// same closed eyes at about 19 px are still named. The portrait with its
+    /// eyes closed at a quarter and at 0.45 of its size, on a grey canvas:
+    /// YuNet finds both (9 and 19 px), and before the floor the small copy
+    /// was named `eyes_closed` too.
+    @Test func eyesTooSmallToTellGetNoVerdict() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let closed = fixtures.appendingPathComponent("eyes/astronaut-eyes-closed.jpg").path
+        for (name, scale) in [("small", "0.25"), ("larger", "0.45")] {
+            let shrunk = work.appendingPathComponent("\(name).v").path
+            _ = try runTool("/usr/bin/vips", ["resize", closed, shrunk, scale])
+            _ = try runTool("/usr/bin/vips", [
+                "embed", shrunk, photos.appendingPathComponent("\(name).jpg").path, "20", "20", "256", "256",
+                "--extend", "background", "--background", "128",
+            ])
+        }
+        let lines = try faces(photos, work.appendingPathComponent("out"), ["--detector", "yunet", "--min-face", "8"])
+        let small = try #require(lines["small.jpg"]?.first), larger = try #require(lines["larger.jpg"]?.first)
+        #expect((small["face_px"] as? Double ?? 99) < FaceMeshMeasures.minEyeDistance, "\(small)")
+        #expect(small["eyes_open"] is NSNull && small["face_presence"] is Double, "\(small)")
+        #expect((small["quality_reasons"] as? [String])?.contains("eyes_closed") == false, "\(small)")
+        #expect((larger["face_px"] as? Double ?? 0) >= FaceMeshMeasures.minEyeDistance, "\(larger)")
+        #expect((larger["eyes_open"] as? [Double])?.count == 2, "\(larger)")
+        #expect((larger["quality_reasons"] as? [String])?.contains("eyes_closed") == true, "\(larger)")
+    }
+
     /// `pick` on a person photographed with their eyes closed and open (each
     /// twice: the photo and a recompressed copy): an open-eyed crop is the
     /// one chosen. The closed ones come first by name, so without the eye

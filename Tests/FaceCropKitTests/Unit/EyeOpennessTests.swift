@@ -45,4 +45,25 @@ struct EyeOpennessTests {
         #expect(shut == 0)
         #expect(FaceMeshMeasures.openness(Array(eye(upper: 8, lower: 4).prefix(15))) == nil)
     }
+
+    /// The `eyes_closed` factor weighs the more closed eye more: a blink the
+    /// iris network reads a little open in one eye (0.108 and 0.134, whose
+    /// mean 0.121 was not named) is named, a smile narrowing both eyes
+    /// alike (0.13) is not, nor are open eyes; a wink is. Either order.
+    @Test func theMoreClosedEyeWeighsMore() {
+        func named(_ eyes: [Double]) -> Bool {
+            var quality = FaceQuality(
+                pose: nil, facePx: 40, softness: 0.85, detailPx: 40, upscaled: false, mean: 0.5, dark: 0, bright: 0,
+                blocks: 1, jpegQuality: nil, outside: 0, score: 0, reasons: [])
+            quality.eyesOpen = eyes
+            quality.rate()
+            return quality.reasons.contains("eyes_closed")
+        }
+        for eyes in [[0.108, 0.134], [0, 0.2]] {
+            #expect(named(eyes) && named(eyes.reversed()), "\(eyes)")
+        }
+        for eyes in [[0.13, 0.13], [0.18, 0.21], [0.12, 0.19]] {
+            #expect(!named(eyes) && !named(eyes.reversed()), "\(eyes)")
+        }
+    }
 }
