@@ -17,7 +17,9 @@ package enum QualityScore {
     /// `blockQuality` or below has the softness of its blocks, and the `jpeg`
     /// factor falls on past `wreck`.
     /// 5: covered faces (`occlusion`, `occluded`).
-    package static let version = 5
+    /// 6: `occlusion` reads the face mesh's chip in colour too (a mask's
+    /// colour against the face's own skin), with models fitted again.
+    package static let version = 6
 
     /// Where a measure stops being fine and where it is wrong; the factor is
     /// `level` at `wrong`.
