@@ -26,9 +26,8 @@ enum OcclusionBench {
         for item in walk {
             guard case .photo(let photo) = item else { continue }
             let heard = Heard()
-            let record = OcclusionProbe.$sink.withValue({ regions, presence in heard.faces.append(face(regions, presence)) }) {
-                processor.detect(photo, with: detector)
-            }
+            let hear: @Sendable ([String: FaceOcclusionRegions.Stats], Double) -> Void = { heard.faces.append(face($0, $1)) }
+            let record = OcclusionProbe.$sink.withValue(hear) { processor.detect(photo, with: detector) }
             let line = JSON.object([
                 ("file", .string(photo.path)), ("faces", .array(heard.faces)), ("found", .int(record.faces.count)),
             ])
