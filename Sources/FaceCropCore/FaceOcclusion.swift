@@ -1,13 +1,14 @@
 import Foundation
 
 /// Whether a face is covered, read from the face mesh's chip (the upright
-/// 192 px grey square it ran on) and its 468 points: dark glasses over the
-/// eyes, a mask or a hand over the nose and mouth (docs/quality.md,
-/// "Covered faces"). Grey statistics of small patches around named mesh
-/// points, each region against the face's own skin, so that a dark or pale
-/// face, or a dim photo, reads as itself. Two logistic models over them,
-/// fitted on the calibration half of a set of faces with sunglasses, with
-/// masks and uncovered; each gives a probability 0-1.
+/// 192 px square it ran on, in grey and in colour) and its 468 points: dark
+/// glasses over the eyes, a mask or a hand over the nose and mouth
+/// (docs/quality.md, "Covered faces"). Grey and colour statistics of small
+/// patches around named mesh points (`FaceOcclusionRegions`), each region
+/// against the face's own skin, so that a dark or pale face, a dim photo or
+/// a colour cast reads as itself. Two logistic models over them, fitted by
+/// scripts/fit-occlusion on the calibration half of a set of faces with
+/// sunglasses, with masks and uncovered; each gives a probability 0-1.
 package enum FaceOcclusion {
     /// The measure: how likely the eyes and the mouth are covered, 0-1.
     package struct Covered: Sendable, Equatable {
