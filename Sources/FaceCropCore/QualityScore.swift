@@ -19,6 +19,8 @@ package enum QualityScore {
     /// 5: covered faces (`occlusion`, `occluded`).
     /// 6: no `eyes_open` for eyes under `FaceMeshMeasures.minEyeDistance`
     /// apart; the more closed eye weighs more (`closedEyeWeight`).
+    /// Also 6: `occlusion` reads the face mesh's chip in colour too (a mask's
+    /// colour against the face's own skin), with models fitted again.
     package static let version = 6
 
     /// Where a measure stops being fine and where it is wrong; the factor is

@@ -89,10 +89,12 @@ package final class FaceMesh: @unchecked Sendable {
     /// The eye and face measures of a face whose five points `points` (in
     /// `gray`'s pixels: the detector's, or dlib's with `fromDlib`) place its
     /// chip, and the head's yaw and roll from the mesh (`MeshPose`); nil
-    /// where they make none. Eyes closer than `FaceMeshMeasures.minEyeDistance`
-    /// get no openness, and closer than `FaceOcclusion.minEyeDistance` no
-    /// occlusion.
-    package func measure(_ gray: GrayImage, points: [Point2D], fromDlib: Bool, source: String) throws(FaceCropError)
+    /// where they make none. `rgb` (the same picture in colour; nil: none)
+    /// gives the covered-face measure its colours. Eyes closer than
+    /// `FaceMeshMeasures.minEyeDistance` get no openness, and closer than
+    /// `FaceOcclusion.minEyeDistance` no occlusion.
+    package func measure(_ gray: GrayImage, rgb: RGBImage?, points: [Point2D], fromDlib: Bool, source: String)
+        throws(FaceCropError)
         -> (eyesOpen: [Double]?, presence: Double, angles: (yaw: Double, roll: Double)?, covered: FaceOcclusion.Covered?)?
     {
         guard points.count == 5 else { return nil }
@@ -111,30 +113,35 @@ package final class FaceMesh: @unchecked Sendable {
         let covered = distance < FaceOcclusion.minEyeDistance
             ? nil
             : FaceOcclusion.measure(
-                chip: Self.cut(gray, chip, side: side), side: side,
-                points: (0..<found.points.count / 3).map { Point2D(found.points[3 * $0], found.points[3 * $0 + 1]) })
+                chip: Self.cut(gray.pixels, width: gray.width, height: gray.height, channels: 1, chip, side: side),
+                colour: rgb.map { Self.cut($0.pixels, width: $0.width, height: $0.height, channels: 3, chip, side: side) } ?? [],
+                side: side, points: (0..<found.points.count / 3).map { Point2D(found.points[3 * $0], found.points[3 * $0 + 1]) },
+                presence: found.presence)
         return (
             distance < FaceMeshMeasures.minEyeDistance ? nil : eyes, (found.presence * 1000).rounded() / 1000,
             MeshPose.angles(found.points, chipToImage: chip), covered
         )
     }
 
-    /// The `side` px square `chipToImage` maps out of `gray`, the network's
-    /// chip cut again (bilinear, edges repeated): what `FaceOcclusion` reads.
-    /// About 37,000 samples a face, against the two networks' passes.
-    static func cut(_ gray: GrayImage, _ chipToImage: Affine2D, side: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: side * side)
-        func pixel(_ x: Int, _ y: Int) -> Double {
-            Double(gray.pixels[min(max(y, 0), gray.height - 1) * gray.width + min(max(x, 0), gray.width - 1)])
+    /// The `side` px square `chipToImage` maps out of `pixels` (`width` x
+    /// `height`, `channels` bytes a pixel, rows packed), the network's chip
+    /// cut again (bilinear, edges repeated): what `FaceOcclusion` reads.
+    /// About 37,000 samples a face and channel, against the two networks' passes.
+    static func cut(_ pixels: [UInt8], width: Int, height: Int, channels: Int, _ chipToImage: Affine2D, side: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: side * side * channels)
+        func pixel(_ x: Int, _ y: Int, _ c: Int) -> Double {
+            Double(pixels[(min(max(y, 0), height - 1) * width + min(max(x, 0), width - 1)) * channels + c])
         }
         for y in 0..<side {
             for x in 0..<side {
                 let p = chipToImage.apply(Point2D(Double(x), Double(y)))
                 let (x0, y0) = (Int(p.x.rounded(.down)), Int(p.y.rounded(.down)))
                 let (fx, fy) = (p.x - Double(x0), p.y - Double(y0))
-                let v = pixel(x0, y0) * (1 - fx) * (1 - fy) + pixel(x0 + 1, y0) * fx * (1 - fy)
-                    + pixel(x0, y0 + 1) * (1 - fx) * fy + pixel(x0 + 1, y0 + 1) * fx * fy
-                bytes[y * side + x] = UInt8(max(0, min(255, v.rounded())))
+                for c in 0..<channels {
+                    let v = pixel(x0, y0, c) * (1 - fx) * (1 - fy) + pixel(x0 + 1, y0, c) * fx * (1 - fy)
+                        + pixel(x0, y0 + 1, c) * (1 - fx) * fy + pixel(x0 + 1, y0 + 1, c) * fx * fy
+                    bytes[(y * side + x) * channels + c] = UInt8(max(0, min(255, v.rounded())))
+                }
             }
         }
         return bytes

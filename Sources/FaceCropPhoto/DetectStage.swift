@@ -93,8 +93,12 @@ package enum DetectStage {
                     .mapped(back)
             }
         }
+        // The covered-face measure reads the face mesh's chip in colour too.
+        var colour = rgb
+        if colour == nil, detector.faceMesh != nil, !faces.isEmpty { colour = try small.rgbPixels(source: source) }
         for index in faces.indices {
-            faces[index].quality = try measure(faces[index], in: gray, full: full, with: detector, settings: settings, source: source)
+            faces[index].quality = try measure(
+                faces[index], in: gray, rgb: colour, full: full, with: detector, settings: settings, source: source)
         }
         return .faces(faces, scale: scale, photo: faces.isEmpty ? nil : PerceptualHash(photo: gray))
     }
@@ -102,9 +106,10 @@ package enum DetectStage {
     /// The quality record's measures of one face: its pose from the
     /// detector's five points where it found them all (its yaw and roll from
     /// the face mesh placed by them where it runs), else from dlib's
-    /// predictor on the box (faces only), and its exposure on the decode.
+    /// predictor on the box (faces only), and its exposure on the decode
+    /// (`rgb`: the decode in colour, for the covered-face measure; nil: none).
     package static func measure(
-        _ face: FoundFace, in gray: GrayImage, full: (width: Int, height: Int), with detector: Detector,
+        _ face: FoundFace, in gray: GrayImage, rgb: RGBImage?, full: (width: Int, height: Int), with detector: Detector,
         settings: CropSettings, source: String
     ) throws(FaceCropError) -> FaceQuality {
         // A turned face is measured in its upright frame: its pose is a face's.
@@ -129,7 +134,8 @@ package enum DetectStage {
         if let mesh = detector.faceMesh, let points {
             let (sx, sy) = (Double(gray.width) / Double(full.width), Double(gray.height) / Double(full.height))
             let inGray = points.map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
-            if let found = try mesh.measure(gray, points: inGray, fromDlib: fromDlib, source: source) {
+            let rgb = rgb?.turned(turn)
+            if let found = try mesh.measure(gray, rgb: rgb, points: inGray, fromDlib: fromDlib, source: source) {
                 (quality.eyesOpen, quality.facePresence, quality.covered) = (found.eyesOpen, found.presence, found.covered)
                 // The yaw and roll that pass the mirror test better (MeshPose): the mesh's
                 // where the detector gave the five points, dlib's fit on the box and its

@@ -66,6 +66,7 @@ package enum TagStage {
         let missed = Set(tags.indices).subtracting(matched.values).sorted()
         guard settings.taggedFaces, !missed.isEmpty else { return (faces, matched.count) }
         let gray = try decoded.small.grayPixels(source: source)
+        let rgb = detector.faceMesh == nil ? nil : try decoded.small.rgbPixels(source: source)
         var added: [FoundFace] = []
         for index in missed {
             let tag = tags[index]
@@ -75,7 +76,7 @@ package enum TagStage {
             face.tag = tag
             face.foundByTag = true
             // The same quality record as a detected face: pose from dlib's predictor on the box.
-            face.quality = try DetectStage.measure(face, in: gray, full: decoded.full, with: detector, settings: settings, source: source)
+            face.quality = try DetectStage.measure(face, in: gray, rgb: rgb, full: decoded.full, with: detector, settings: settings, source: source)
             try placeEyes(&face, small: small, gray: gray, full: decoded.full, with: detector, source: source)
             added.append(face)
         }

@@ -22,6 +22,16 @@ if arguments.count >= 2, arguments[1] == "floor" {
         exit(error.exitStatus)
     }
 }
+// occlusion PHOTOS... [OPTIONS]: the covered-face measure's inputs a face
+// (OcclusionBench); used by scripts/fit-occlusion.
+if arguments.count >= 2, arguments[1] == "occlusion" {
+    do throws(FaceCropError) {
+        exit(try OcclusionBench.run(try OptionTable.parse(Array(arguments.dropFirst(2)), requireOutput: false)))
+    } catch {
+        FileHandle.standardError.write(Data("facecrop-bench: \(error.description)\n".utf8))
+        exit(error.exitStatus)
+    }
+}
 // people N [EFFORT] [recall]: EFFORT is the graph's ef_construction (0 or
 // none: the default); `recall` adds the neighbours' recall on 2,000 rows.
 // dedup N [both|index|pairwise]: the index, every pair, or both (checked equal).
