@@ -1,0 +1,130 @@
+import FaceCropCore
+import FaceCropImaging
+
+/// Heads rolled in an upright photo (a child lying down, a selfie at an
+/// angle): a face rolled 45 degrees is found again on the photo turned
+/// back by that much (`Roll`), where it lies upright, and mapped back.
+extension TurnedFaces {
+    /// The rolls the cascades try, in degrees each way: their frontal
+    /// windows find a face rolled up to about 20 degrees either way, so a
+    /// canvas turned 45 degrees covers heads rolled 25 to 65 degrees.
+    package static let rolls = [-45.0, 45.0]
+
+    /// The smallest face searched for on a rolled canvas, as a part of the
+    /// photo's short side: a portrait rolled 45 degrees on a canvas that
+    /// holds it all has its face a fifth of the short side or less (a
+    /// quarter found 14 of the people dev set's 23 rolled faces).
+    package static let rolledLeast = 6
+
+    /// `first`; when it is empty, the faces of the canvas turned by one of
+    /// `rolls` whose best face scores most, in `gray`'s pixels, each with
+    /// its `rolled` degrees (and its eyes, when the canvas's search found
+    /// them, mapped back, so their line gives `--align level` the face's
+    /// roll). Only faces a `rolledLeast`th of `gray`'s short side or larger are
+    /// searched for: the portrait of a tilted head, not a crowd's faces.
+    /// `search` finds faces on a canvas, in its pixels, no smaller than the
+    /// side it is given.
+    package static func onRolledCanvases(
+        first: [Subject], gray: GrayImage, minSide: Int,
+        search: (GrayImage, Int) throws(FaceCropError) -> [Subject]
+    ) throws(FaceCropError) -> [Subject] {
+        guard first.isEmpty else { return first }
+        let side = max(minSide, min(gray.width, gray.height) / rolledLeast)
+        var best: [Subject] = []
+        for degrees in rolls {
+            let roll = Roll(degrees: degrees, width: gray.width, height: gray.height)
+            let found = try search(gray.rolled(roll), side).map { face in
+                rolledBack(face, roll, width: gray.width, height: gray.height)
+            }
+            if let top = found.map(\.score).max(), top > (best.map(\.score).max() ?? 0) { best = found }
+        }
+        return best
+    }
+
+    /// A face found on `roll`'s canvas, in the `width` x `height` image's
+    /// pixels: its box the same size about its centre mapped back (the
+    /// face's own box, upright on the canvas), clipped to the image; its
+    /// eyes and five points mapped back (pixel-edge eyes, pixel-centre points).
+    package static func rolledBack(_ face: Subject, _ roll: Roll, width: Int, height: Int) -> Subject {
+        let back = roll.toImage
+        var face = face
+        let b = face.box
+        let centre = back.apply(
+            Point2D(Double(b.x) + Double(b.width) / 2 - 0.5, Double(b.y) + Double(b.height) / 2 - 0.5))
+        let x = Int((centre.x + 0.5 - Double(b.width) / 2).rounded())
+        let y = Int((centre.y + 0.5 - Double(b.height) / 2).rounded())
+        let (x0, y0) = (max(0, x), max(0, y))
+        let (x1, y1) = (min(width, x + b.width), min(height, y + b.height))
+        face.box = PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0))
+        face.eyes = face.eyes.map { e in
+            let (p, q) = (back.apply(Point2D(e.x1 - 0.5, e.y1 - 0.5)), back.apply(Point2D(e.x2 - 0.5, e.y2 - 0.5)))
+            return EyePair(x1: p.x + 0.5, y1: p.y + 0.5, x2: q.x + 0.5, y2: q.y + 0.5)
+        }
+        face.five = face.five?.mapped(back)
+        face.rolled = -roll.degrees
+        return face
+    }
+}
+
+/// Heads rolled in an upright photo, for the networks with five landmarks
+/// (YuNet): the roll read from the points of a face rolled 45 degrees falls
+/// short (28 degrees on average), so the face is found again on the canvas
+/// turned back by what was read, where it lies nearly upright and its
+/// points fit; and a photo with no sure face is also searched on canvases
+/// rolled 45 degrees each way, as it is on the turned ones.
+extension TurnedFaces {
+    /// A face read as rolled this much or more is found again on the canvas
+    /// turned back by its roll (`relevelled`).
+    package static let relevelFrom = 20.0
+
+    /// `faces` (found on `gray`/`rgb`), each upright one (not found on a
+    /// rolled canvas already) read as rolled `relevelFrom` or more given the
+    /// five points of the face found on its chip turned back by that roll,
+    /// mapped back (its box and score stay). `search` finds faces on a canvas, in its pixels, no smaller
+    /// than the side it is given.
+    package static func relevelled(
+        _ faces: [Subject], gray: GrayImage, rgb: RGBImage?, minSide: Int,
+        search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+    ) throws(FaceCropError) -> [Subject] {
+        var result = faces
+        for index in result.indices {
+            let face = result[index]
+            guard face.turned.isUpright, face.rolled == nil, let five = face.five, let read = QuarterTurn.roll(of: five),
+                abs(read) >= relevelFrom
+            else { continue }
+            // The face's chip, three times its side (a face fills a third of it).
+            let b = face.box
+            let centre = Point2D(Double(b.x) + Double(b.width) / 2 - 0.5, Double(b.y) + Double(b.height) / 2 - 0.5)
+            let roll = Roll(degrees: -read, about: centre, side: 3 * max(b.width, b.height), width: gray.width, height: gray.height)
+            let again = try search(gray.rolled(roll), rgb?.rolled(roll), minSide)
+                .filter { turn(of: $0).isUpright && $0.five != nil }
+                .map { rolledBack($0, roll, width: gray.width, height: gray.height) }
+            guard let found = again.max(by: { $0.box.iou(face.box) < $1.box.iou(face.box) }),
+                found.box.iou(face.box) >= 0.3, let points = found.five
+            else { continue }
+            result[index].five = points
+            result[index].eyes = EyePair(
+                x1: points[.leftEye].x, y1: points[.leftEye].y, x2: points[.rightEye].x, y2: points[.rightEye].y)
+        }
+        return result
+    }
+
+    /// `faces`; when none scores `sure`, with the faces found upright on the
+    /// canvases rolled by `rolls` merged in as the turned canvases' are
+    /// (`merged`): kept from `sure` where they overlap none, or where they
+    /// beat every face they overlap by `margin`.
+    package static func withRolledCanvases(
+        _ faces: [Subject], gray: GrayImage, rgb: RGBImage?, minSide: Int,
+        search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+    ) throws(FaceCropError) -> [Subject] {
+        guard (faces.map(\.score).max() ?? 0) < sure else { return faces }
+        var found: [Subject] = []
+        for degrees in rolls {
+            let roll = Roll(degrees: degrees, width: gray.width, height: gray.height)
+            found += try search(gray.rolled(roll), rgb?.rolled(roll), minSide)
+                .filter { turn(of: $0).isUpright && $0.five != nil }
+                .map { rolledBack($0, roll, width: gray.width, height: gray.height) }
+        }
+        return merged(faces, found, alone: sure)
+    }
+}
