@@ -41,20 +41,25 @@ extension TurnedFaces {
         return best
     }
 
-    /// A face found on `roll`'s canvas, in the `width` x `height` image's
-    /// pixels: its box the same size about its centre mapped back (the
-    /// face's own box, upright on the canvas), clipped to the image; its
-    /// eyes and five points mapped back (pixel-edge eyes, pixel-centre points).
-    package static func rolledBack(_ face: Subject, _ roll: Roll, width: Int, height: Int) -> Subject {
-        let back = roll.toImage
+    /// A face found on `roll`'s canvas, in the pixels of the `width` x
+    /// `height` image that `roll`'s image is shrunk from by `factor`
+    /// (`GrayImage.shrunk`): its box the same size about its centre mapped
+    /// back (the face's own box, upright on the canvas), clipped to the
+    /// image; its eyes and five points mapped back (pixel-edge eyes,
+    /// pixel-centre points).
+    package static func rolledBack(_ face: Subject, _ roll: Roll, factor: Int = 1, width: Int, height: Int) -> Subject {
+        // A shrunk pixel's centre is its block's.
+        let f = Double(factor)
+        let back = roll.toImage.then(Affine2D(f, 0, (f - 1) / 2, 0, f, (f - 1) / 2))
         var face = face
         let b = face.box
         let centre = back.apply(
             Point2D(Double(b.x) + Double(b.width) / 2 - 0.5, Double(b.y) + Double(b.height) / 2 - 0.5))
-        let x = Int((centre.x + 0.5 - Double(b.width) / 2).rounded())
-        let y = Int((centre.y + 0.5 - Double(b.height) / 2).rounded())
+        let (bw, bh) = (b.width * factor, b.height * factor)
+        let x = Int((centre.x + 0.5 - Double(bw) / 2).rounded())
+        let y = Int((centre.y + 0.5 - Double(bh) / 2).rounded())
         let (x0, y0) = (max(0, x), max(0, y))
-        let (x1, y1) = (min(width, x + b.width), min(height, y + b.height))
+        let (x1, y1) = (min(width, x + bw), min(height, y + bh))
         face.box = PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0))
         face.eyes = face.eyes.map { e in
             let (p, q) = (back.apply(Point2D(e.x1 - 0.5, e.y1 - 0.5)), back.apply(Point2D(e.x2 - 0.5, e.y2 - 0.5)))
@@ -112,19 +117,29 @@ extension TurnedFaces {
     /// `faces`; when none scores `sure`, with the faces found upright on the
     /// canvases rolled by `rolls` merged in as the turned canvases' are
     /// (`merged`): kept from `sure` where they overlap none, or where they
-    /// beat every face they overlap by `margin`.
+    /// beat every face they overlap by `margin`. Only faces a `rolledLeast`th
+    /// of the short side or larger are looked for, on canvases shrunk by a
+    /// whole factor so that such a face is `rolledSide` pixels or more.
     package static func withRolledCanvases(
         _ faces: [Subject], gray: GrayImage, rgb: RGBImage?, minSide: Int,
         search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
     ) throws(FaceCropError) -> [Subject] {
         guard (faces.map(\.score).max() ?? 0) < sure else { return faces }
+        let side = max(minSide, min(gray.width, gray.height) / rolledLeast)
+        let factor = max(1, side / rolledSide)
+        let (small, colour) = (gray.shrunk(by: factor), rgb?.shrunk(by: factor))
         var found: [Subject] = []
         for degrees in rolls {
-            let roll = Roll(degrees: degrees, width: gray.width, height: gray.height)
-            found += try search(gray.rolled(roll), rgb?.rolled(roll), minSide)
+            let roll = Roll(degrees: degrees, width: small.width, height: small.height)
+            found += try search(small.rolled(roll), colour?.rolled(roll), max(1, side / factor))
                 .filter { turn(of: $0).isUpright && $0.five != nil }
-                .map { rolledBack($0, roll, width: gray.width, height: gray.height) }
+                .map { rolledBack($0, roll, factor: factor, width: gray.width, height: gray.height) }
         }
         return merged(faces, found, alone: sure)
     }
+
+    /// The side a face sought on a shrunk rolled canvas keeps: YuNet finds
+    /// faces from 20 px (`YuNetFinder.reach`); twice that keeps its points
+    /// good to level by.
+    package static let rolledSide = 40
 }

@@ -20,8 +20,9 @@ package struct Roll: Sendable, Equatable {
         let r = degrees * .pi / 180
         let (c, s) = (cos(r), sin(r))
         (self.degrees, self.width, self.height) = (degrees, width, height)
-        canvasWidth = Int((Double(width) * abs(c) + Double(height) * abs(s)).rounded(.up))
-        canvasHeight = Int((Double(width) * abs(s) + Double(height) * abs(c)).rounded(.up))
+        // (Less a hair: a quarter roll's cosine is 6e-17, not 0.)
+        canvasWidth = Int((Double(width) * abs(c) + Double(height) * abs(s) - 1e-9).rounded(.up))
+        canvasHeight = Int((Double(width) * abs(s) + Double(height) * abs(c) - 1e-9).rounded(.up))
         let (ix, iy) = (Double(width - 1) / 2, Double(height - 1) / 2)
         let (ox, oy) = (Double(canvasWidth - 1) / 2, Double(canvasHeight - 1) / 2)
         toCanvas = Affine2D(c, -s, ox - c * ix + s * iy, s, c, oy - s * ix - c * iy)
