@@ -141,7 +141,13 @@ extension TurnedFaces {
             let roll = Roll(degrees: degrees, width: small.width, height: small.height)
             found += try search(small.rolled(roll), colour?.rolled(roll), max(1, side / factor))
                 .filter { turn(of: $0).isUpright && $0.five != nil }
-                .map { rolledBack($0, roll, factor: factor, width: gray.width, height: gray.height) }
+                .map { face in
+                    // A face stored turned may lie within 60 degrees of upright
+                    // on a rolled canvas: its turn in the photo is its points'.
+                    var face = rolledBack(face, roll, factor: factor, width: gray.width, height: gray.height)
+                    face.turned = turn(of: face)
+                    return face
+                }
         }
         return merged(faces, found, alone: sure)
     }
