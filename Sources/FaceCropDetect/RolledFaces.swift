@@ -81,13 +81,14 @@ extension TurnedFaces {
 
 /// Heads rolled in an upright photo, for the networks with five landmarks
 /// (YuNet): the roll read from the points of a face rolled 45 degrees falls
-/// short (28 degrees on average), so the face is found again on the canvas
-/// turned back by what was read, where it lies nearly upright and its
-/// points fit; and a photo with no sure face is also searched on canvases
-/// rolled 45 degrees each way, as it is on the turned ones.
+/// short (by some 17 degrees on held-out portraits), so the face is found
+/// again on its chip turned back by what was read, where it lies nearly
+/// upright and its points fit; and a photo with no sure face is also
+/// searched on canvases rolled 45 degrees each way, as on the turned ones.
 extension TurnedFaces {
-    /// A face read as rolled this much or more is found again on the canvas
-    /// turned back by its roll (`relevelled`).
+    /// A face read as rolled this much or more is found again on its chip
+    /// turned back by its roll (`relevelled`): none of Fixtures' upright
+    /// faces is (`scripts/compare-binaries`' YuNet runs keep their bytes).
     package static let relevelFrom = 20.0
 
     /// `faces` (found on `gray`/`rgb`), each upright one (not found on a
