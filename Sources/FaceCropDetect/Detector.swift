@@ -160,15 +160,24 @@ package final class Detector: @unchecked Sendable {
         let first = try find(in: gray, rgb: rgb, minSide: minSide, source: source)
         guard config.target == .face, let rule = config.kind.facts.turnedRule else { return first }
         if rule == .largeOnCanvases {
-            return try TurnedFaces.onCanvases(first: first, gray: gray, minSide: minSide, stored: stored) {
+            let turned = try TurnedFaces.onCanvases(first: first, gray: gray, minSide: minSide, stored: stored) {
+                canvas, side throws(FaceCropError) in
+                try find(in: canvas, rgb: nil, minSide: side, source: source)
+            }
+            guard config.kind.facts.rolledRule != nil else { return turned }
+            return try TurnedFaces.onRolledCanvases(first: turned, gray: gray, minSide: minSide) {
                 canvas, side throws(FaceCropError) in
                 try find(in: canvas, rgb: nil, minSide: side, source: source)
             }
         }
-        return try TurnedFaces.find(first: first, gray: gray, rgb: rgb, minSide: minSide, stored: stored, rule: rule) {
-            canvas, colour, side throws(FaceCropError) in
-            try find(in: canvas, rgb: colour, minSide: side, source: source)
+        let search = { (canvas: GrayImage, colour: RGBImage?, side: Int) throws(FaceCropError) -> [Subject] in
+            try self.find(in: canvas, rgb: colour, minSide: side, source: source)
         }
+        let found = try TurnedFaces.find(
+            first: first, gray: gray, rgb: rgb, minSide: minSide, stored: stored, rule: rule, search: search)
+        guard config.kind.facts.rolledRule != nil else { return found }
+        let rolled = try TurnedFaces.withRolledCanvases(found, gray: gray, rgb: rgb, minSide: minSide, search: search)
+        return try TurnedFaces.relevelled(rolled, gray: gray, rgb: rgb, minSide: minSide, search: search)
     }
 
     /// People found by the HOG detector, in `gray`'s pixels: on `gray` as

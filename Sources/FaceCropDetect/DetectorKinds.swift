@@ -39,6 +39,12 @@ package protocol DetectorFacts {
     /// turn by).
     static var turnedRule: TurnedFaces.Rule? { get }
 
+    /// How it finds heads rolled in an upright photo, beyond what its
+    /// first pass finds (`TurnedFaces.onRolledCanvases`,
+    /// `TurnedFaces.relevelled`), named in the settings' `turned`; nil: no
+    /// more.
+    static var rolledRule: String? { get }
+
     /// What it is, for the dataset card, from a dataset's `settings` (its
     /// model's or cascade's SHA-256 among them).
     static func cardDescription(_ settings: JSON) -> String
@@ -60,6 +66,7 @@ extension DetectorFacts {
     package static var runtime: String? { nil }
     package static var tileRule: String? { nil }
     package static var turnedRule: TurnedFaces.Rule? { nil }
+    package static var rolledRule: String? { nil }
     package static var scoresConfidence: Bool { true }
 
 }

@@ -43,6 +43,10 @@ package struct Subject: Sendable, Equatable {
     /// How the face lies in the image searched (`TurnedFaces`): upright,
     /// unless it was found again on a turned canvas.
     package var turned = QuarterTurn.upright
+    /// Degrees the face is rolled clockwise, when it was found on a canvas
+    /// turned back by that much (`TurnedFaces.onRolledCanvases`); what
+    /// `--align level` turns it by where its eyes were not found there.
+    package var rolled: Double? = nil
 
     /// The five landmarks: YuNet's, or from the eyes the cascades found
     /// (whose box centres are in pixel-edge coordinates) with nose and

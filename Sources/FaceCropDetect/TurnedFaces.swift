@@ -106,7 +106,7 @@ package enum TurnedFaces {
     /// `result` with each face of `found` (best first) that overlaps none of
     /// it and scores `alone` or more, or beats every face it overlaps (by
     /// `margin`).
-    private static func merged(_ first: [Subject], _ found: [Subject], alone: Double) -> [Subject] {
+    static func merged(_ first: [Subject], _ found: [Subject], alone: Double) -> [Subject] {
         var result = first
         let ranked = found.enumerated().sorted { a, b in
             a.element.score != b.element.score ? a.element.score > b.element.score : a.offset < b.offset

@@ -46,7 +46,8 @@ package struct Stats {
         if !settings.taggedFaces { curation.append(("tagged_faces", .string("no"))) }
         // Absent with --no-turned, so that those datasets keep the hash of runs made before it.
         if settings.turned, settings.target == .face {
-            curation.append(("turned", .string(facts?.turnedRule.map { "\($0.rawValue),level60" } ?? "level60")))
+            let rules = [facts?.turnedRule?.rawValue, facts?.rolledRule, "level60"].compactMap { $0 }
+            curation.append(("turned", .string(rules.joined(separator: ","))))
         }
         if !settings.keepPerson.isEmpty { curation.append(("keep_person", .array(settings.keepPerson.map(JSON.string)))) }
         return .object([

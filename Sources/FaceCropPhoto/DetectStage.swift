@@ -69,7 +69,8 @@ package enum DetectStage {
             }
         }
         var faces = found.map { detection in
-            let roll = detection.turned.isUpright ? detection.eyes.map(\.angle) : detection.five.flatMap(QuarterTurn.roll)
+            let roll = detection.turned.isUpright
+                ? detection.eyes.map(\.angle) ?? detection.rolled : detection.five.flatMap(QuarterTurn.roll)
             return FoundFace(
                 box: CropGeometry.map(detection.box, from: (gray.width, gray.height), to: full), score: detection.score,
                 sharpness: (Detector.sharpness(of: detection.box, in: gray) * 100).rounded() / 100,
