@@ -11,7 +11,11 @@ the upright face's centre goes; its crop is upright when the landmarks found on 
 upright copy, mapped into the turned copy and through the crop's
 `transform`, have the eyes level within 30 degrees and above the mouth (the
 turned copy's own landmarks are not trusted: a network may give a turned
-face the landmarks of an upright one). Copies are made with libvips' command line into a
+face the landmarks of an upright one). A face whose upright copy has no
+landmarks (`haar`; the default cascades where they found no two eyes) is
+judged by its crop instead: upright when the upright copy's crop, shrunk
+to 24 x 24 grey levels, is nearer it as it is than turned by any quarter
+(as TurnedFaceTests does). Copies are made with libvips' command line into a
 temporary folder.
 
     scripts/eval_turned.py [--misses] BIN PHOTOS... [-- facecrop options]
@@ -52,6 +56,25 @@ def upright_in_crop(face, lm):
     mouth = m(((lm["mouth_left"][0] + lm["mouth_right"][0]) / 2, (lm["mouth_left"][1] + lm["mouth_right"][1]) / 2))
     level = abs(math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))) <= 30
     return level and mouth[1] > (a[1] + b[1]) / 2
+
+def thumbnail(path, tmp):
+    """The image at `path` as 24 x 24 grey levels (rows of ints)."""
+    run(["vips", "thumbnail", path, f"{tmp}/thumb.v", "24", "--height", "24", "--size", "force"])
+    run(["vips", "colourspace", f"{tmp}/thumb.v", f"{tmp}/thumb.pgm", "b-w"])
+    data = open(f"{tmp}/thumb.pgm", "rb").read()[-24 * 24:]
+    return [list(data[r * 24:(r + 1) * 24]) for r in range(24)]
+
+def upright_by_crop(crop, reference, tmp):
+    """Whether `crop` matches `reference` (the upright copy's crop) better
+    as it is than turned by any quarter."""
+    a, b = thumbnail(crop, tmp), thumbnail(reference, tmp)
+    def turned(m):
+        return [list(row) for row in zip(*m[::-1])]
+    errors = []
+    for _ in range(4):
+        errors.append(sum(abs(x - y) for ra, rb in zip(a, b) for x, y in zip(ra, rb)))
+        a = turned(a)
+    return errors[0] == min(errors)
 
 def where(turn, p, w, h):
     """Pixel centre p of a w x h photo in the photo turned `turn` clockwise
@@ -108,8 +131,11 @@ def measure(bin_, photos, options, tmp, misses=False):
                     if math.hypot(f["bbox"][0] + f["bbox"][2] / 2 - 0.5 - cx, f["bbox"][1] + f["bbox"][3] / 2 - 0.5 - cy) <= max(bw, bh) / 2]
             if near:
                 hits += 1
-                marks = {k: where(turn, v, w, h) for k, v in (face.get("landmarks") or {}).items()}
-                up = upright_in_crop(near[0], marks)
+                if face.get("landmarks") is None and turn != 45:
+                    up = upright_by_crop(f"{tmp}/out{turn}/{near[0]['crop']}", f"{tmp}/out0/{face['crop']}", tmp)
+                else:
+                    marks = {k: where(turn, v, w, h) for k, v in (face.get("landmarks") or {}).items()}
+                    up = upright_in_crop(near[0], marks)
                 ups += up
                 if not up:
                     missed.append(f"{names[name]} (not upright)")

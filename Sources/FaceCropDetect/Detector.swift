@@ -159,8 +159,11 @@ package final class Detector: @unchecked Sendable {
     {
         let first = try find(in: gray, rgb: rgb, minSide: minSide, source: source)
         guard config.target == .face, let rule = config.kind.facts.turnedRule else { return first }
-        if rule == .largeOnCanvases {
-            let turned = try TurnedFaces.onCanvases(first: first, gray: gray, minSide: minSide, stored: stored) {
+        if rule == .largeOnCanvases || rule == .sureOnCanvases {
+            let verdict: TurnedFaces.Verdict? = rule == .sureOnCanvases
+                ? { face, canvas throws(FaceCropError) in try self.finder.verdict(of: face, in: canvas, source: source) ?? 1 }
+                : nil
+            let turned = try TurnedFaces.onCanvases(first: first, gray: gray, minSide: minSide, stored: stored, verdict: verdict) {
                 canvas, side throws(FaceCropError) in
                 try find(in: canvas, rgb: nil, minSide: side, source: source)
             }

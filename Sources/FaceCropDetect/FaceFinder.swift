@@ -20,6 +20,10 @@ package protocol FaceFinder: AnyObject {
     /// upright at ArcFace's scale (`Alignment.remeasured`) by a finder that
     /// can (YuNet); the others give them back as they are.
     func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks
+
+    /// How sure `face`, found by `find` on `gray`, is a face, 0...1, for a
+    /// finder whose scores do not say (`SingleCascade`); nil: its score says.
+    func verdict(of face: Subject, in gray: GrayImage, source: String) throws(FaceCropError) -> Double?
 }
 
 extension FaceFinder {
@@ -28,6 +32,8 @@ extension FaceFinder {
     package func remeasured(_ landmarks: FaceLandmarks, in picture: Picture, source: String) throws(FaceCropError) -> FaceLandmarks {
         landmarks
     }
+
+    package func verdict(of face: Subject, in gray: GrayImage, source: String) throws(FaceCropError) -> Double? { nil }
 }
 
 /// Something found in a photo, in pixels of the image searched.

@@ -26,6 +26,10 @@ package enum TurnedFaces {
         /// The turned canvases of a photo with no face, for faces a quarter
         /// of the short side or larger (the cascades: `onCanvases`).
         case largeOnCanvases = "canvases,quarter"
+        /// The turned canvases of a photo with no face sure by the cascades'
+        /// verdict, for sure faces a quarter of the short side or larger
+        /// (`haar`, whose level weights say little: `onCanvases`).
+        case sureOnCanvases = "canvases,quarter,verdict"
     }
 
     /// The faces of `first` (found upright on `gray`/`rgb`) with every face

@@ -73,6 +73,29 @@ struct TurnedFaceTests {
         }
     }
 
+    /// `haar` keeps every face it finds, so it searches the turned canvases
+    /// where the cascades' verdict finds no sure face upright, and keeps a
+    /// turned face only where the verdict is sure of it: two-people.jpg
+    /// stored upside down, where `haar` finds a false face upright, gives
+    /// its face turned 180 degrees and no other; the street scene
+    /// vtest-400.png, with no face, gains no turned one.
+    @Test func haarTakesATurnOnTheCascadesVerdict() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let photos = work.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let twoPeople = fixtures.appendingPathComponent("faces/two-people.jpg").path
+        try vips(["rot", twoPeople, photos.appendingPathComponent("upside-down.jpg").path + "[strip]", "d180"])
+        try vips(["copy", fixtures.appendingPathComponent("people/vtest-400.png").path, photos.appendingPathComponent("street.png").path])
+        let output = work.appendingPathComponent("dataset")
+        let result = try runFaceCrop([photos.path, "-o", output.path, "--quiet", "--detector", "haar", "--min-face", "24"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let faces = linesBySource(try readManifest(output).filter { $0["status"] as? String == "ok" })
+        let turned = try #require(faces["upside-down.jpg"])
+        #expect(!turned.isEmpty && turned.allSatisfy { $0["turned"] as? Int == 180 }, "\(turned)")
+        #expect(faces["street.png"] == nil, "\(faces["street.png"] ?? [])")
+    }
+
     @Test func noTurnedTakesEveryFaceAsUpright() throws {
         let (work, photos) = try turnedCopies()
         defer { try? FileManager.default.removeItem(at: work) }
