@@ -18,9 +18,10 @@ extension TurnedFaces {
 
     /// The least score a face found on a rolled canvas keeps: a faceless
     /// photo searched again is a second chance at a false face. The people
-    /// dev set's heads rolled 45 degrees score 0.64 to 0.96 there; a cat's
+    /// dev set's heads rolled 45 degrees score 0.64 to 0.96 there. A cat's
     /// face in the byte-identity corpus (`scripts/compare-binaries`, made
-    /// from Fixtures' chelsea.jpg) scored 0.55.
+    /// from Fixtures' chelsea.jpg) scores 0.63 and is left to the face
+    /// mesh, whose face presence drops it (`DetectStage`).
     package static let rolledScore = 0.6
 
     /// `first`; when it is empty, the faces (scoring `rolledScore` or more)

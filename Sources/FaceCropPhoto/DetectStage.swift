@@ -15,6 +15,9 @@ package struct FoundFace {
     /// How the face lies in the photo (`QuarterTurn`): its crop, pose,
     /// quality and descriptor are taken in its upright frame.
     package var turned = QuarterTurn.upright
+    /// Found on a canvas rolled back by its roll (`Subject.rolled`): a
+    /// faceless photo's second search, kept only if the face mesh sees a face.
+    package var fromRolledCanvas = false
     /// The face tag it matches (`TagStage`), and whether it was found only
     /// by its tag (the detector missed it).
     package var tag: FaceTag? = nil
@@ -76,7 +79,7 @@ package enum DetectStage {
                 sharpness: (Detector.sharpness(of: detection.box, in: gray) * 100).rounded() / 100,
                 angle: roll.map { ($0 * 100).rounded() / 100 },
                 landmarks: detection.landmarks.map { Alignment.landmarks($0, from: (gray.width, gray.height), to: full) },
-                turned: detection.turned)
+                turned: detection.turned, fromRolledCanvas: detection.rolled != nil)
         }
         .filter { max($0.box.width, $0.box.height) >= settings.minFace && $0.sharpness >= settings.minSharpness }
         faces.sort { a, b in
@@ -101,6 +104,10 @@ package enum DetectStage {
             faces[index].quality = try measure(
                 faces[index], in: gray, rgb: colour, full: full, with: detector, settings: settings, source: source)
         }
+        // A faceless photo's rolled canvases are a second chance at a false
+        // face: a cat in the byte-identity corpus (chelsea.jpg's) scored 0.63
+        // there, its face presence 0. One the mesh finds no face in is dropped.
+        faces.removeAll { $0.fromRolledCanvas && ($0.quality?.facePresence ?? 1) < QualityScore.facePresence.wrong }
         return .faces(faces, scale: scale, photo: faces.isEmpty ? nil : PerceptualHash(photo: gray))
     }
 
