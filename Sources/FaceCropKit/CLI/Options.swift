@@ -49,7 +49,7 @@ public enum OptionTable {
             $0.target = try OptionValue.choice($1, "--target")
         },
         .flag(["--no-tagged-faces"], "Give no crop to a face tagged in the photo's XMP (digiKam, Lightroom, Picasa...) that the detector missed (default: it gets one, \"found_by\": \"tag\"); tags still name the faces found.") { $0.taggedFaces = false },
-        .flag(["--no-turned"], "Take every face as upright in the photo: no search for faces stored sideways or upside down (YuNet, CenterFace; \"turned\" in the manifest), and --align level turns up to 45 degrees, not 60. For a library known to be upright.") { $0.turned = false },
+        .flag(["--no-turned"], "Take every face as upright in the photo: no search for faces stored sideways or upside down (\"turned\" in the manifest) or for heads rolled 45 degrees (every detector), and --align level turns up to 45 degrees, not 60. For a library known to be upright.") { $0.turned = false },
         .flag(["--person-only"], "Crop only faces placed on a person the HOG people detector finds (also past the photo's edges) or portrait-sized (1/8 of the shorter side); photos with neither get status no_person.") { $0.personOnly = true },
         .value(["--align"], "none|level|arcface|ffhq", "Frame and turn face crops: none (default); level: turn the crop so the eyes are level (also bare --align); arcface: ArcFace's 112 px five-point template scaled to --size; ffhq: NVlabs' FFHQ square. --margin does not apply to arcface and ffhq: the template decides the framing.") {
             $0.align = try alignMode($1)
