@@ -42,8 +42,8 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// The networks' session settings: a pass on every active core (the
     /// face descriptor takes one thread, `Embedder`); threads that sleep
     /// between passes (spinning cost more CPU and time on a shared machine);
-    /// the runtime's memory arena on for CenterFace and the face mesh
-    /// (`arena`) and off for the others.
+    /// the runtime's memory arena on for CenterFace, YuNet and the face mesh
+    /// (`arena`) and off for the descriptor.
     ///
     /// Without its arena, every CenterFace pass took its buffers fresh from
     /// the kernel and gave them back: on 26 photos of 12 MP made from the
@@ -51,10 +51,11 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// 1280), --jobs 2, 7.3 M minor page faults and as much system time as
     /// user time (16.9 against 17.9 s); with it 1.0 M faults, 2.6-2.8 s of
     /// system time, the same faces, for a peak RSS of 313-327 MiB against
-    /// 286-299 (docs/measurements.md, "CenterFace's memory arena"). A YuNet
-    /// session at 1024 x 768 keeps 36 MiB without it against 66 with it
-    /// (docs/centerface.md, "YuNet: memory and CPU"), and the descriptor
-    /// runs on small chips: theirs stays off.
+    /// 286-299 (docs/measurements.md, "CenterFace's memory arena"). YuNet
+    /// takes the sized arena below: on the same photos, 1.2 M faults
+    /// against 2.3 M and 3.5-5.5 s of system time against 6.0-6.9, for
+    /// 271-282 MiB against 262-264 (its own arena: 334-338 MiB). The
+    /// descriptor runs on small chips: its arena stays off.
     ///
     /// `pattern` false: no memory pattern (CenterFace). The runtime plans
     /// one block for all of a run's buffers at each input size after its
@@ -64,7 +65,7 @@ package final class OnnxRuntime: @unchecked Sendable {
     /// with it and 219 MB without, at the same CPU (docs/measurements.md,
     /// "CenterFace's passes without fresh pages").
     ///
-    /// `sizedArena` (CenterFace; with `arena`): the buffers come from the
+    /// `sizedArena` (CenterFace, YuNet; with `arena`): the buffers come from the
     /// runtime's one shared arena that grows by the size asked, not from the
     /// session's own, which grows by powers of two. A 1280 x 1280 pass asks
     /// for two 52 MB buffers at once; its own arena took a 64 MiB region

@@ -20,7 +20,7 @@ package final class YuNet: @unchecked Sendable {
 
     package init(path: String, runtime: OnnxRuntime) throws(FaceCropError) {
         self.runtime = runtime
-        var options = OnnxRuntime.sessionOptions(sizeFree: true)
+        var options = OnnxRuntime.sessionOptions(arena: true, pattern: false, sizeFree: true, sizedArena: true)
         handle = try openHandle({ CFaceDetect_YuNetNew(runtime.pointer, path, &options, &$0, &$1) }) {
             .modelUnavailable(path, reason: $0)
         }
