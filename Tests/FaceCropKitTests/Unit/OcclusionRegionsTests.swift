@@ -12,9 +12,9 @@ struct OcclusionRegionsTests {
     static let centre = [Point2D](repeating: Point2D(96, 96), count: 468)
 
     @Test func aFlatChipHasNoEdgesAndStripesHaveTheirStep() {
-        let flat = [UInt8](repeating: 120, count: side * side)
+        let flat = [UInt8](repeating: 120, count: Self.side * Self.side)
         // Columns alternating 0 and 200: every step across is 200, none down.
-        let stripes = (0..<side * side).map { UInt8(($0 % Self.side) % 2 == 0 ? 0 : 200) }
+        let stripes = (0..<Self.side * Self.side).map { UInt8(($0 % Self.side) % 2 == 0 ? 0 : 200) }
         let still = FaceOcclusionRegions.read(chip: flat, colour: [], side: Self.side, points: Self.centre)
         let striped = FaceOcclusionRegions.read(chip: stripes, colour: [], side: Self.side, points: Self.centre)
         #expect(still["eyes"]?.edge == 0 && still["lips"]?.edge == 0)
@@ -25,7 +25,7 @@ struct OcclusionRegionsTests {
     /// A patch on the chip's last column has no right-hand neighbour there:
     /// a chip whose last column alone differs reads no step along it.
     @Test func theLastColumnHasNoNeighbourToTheRight() {
-        let chip = (0..<side * side).map { UInt8($0 % Self.side == Self.side - 1 ? 255 : 0) }
+        let chip = (0..<Self.side * Self.side).map { UInt8($0 % Self.side == Self.side - 1 ? 255 : 0) }
         let corner = [Point2D](repeating: Point2D(191, 96), count: 468)
         let read = FaceOcclusionRegions.read(chip: chip, colour: [], side: Self.side, points: corner)
         // The patch spans columns 186-191: only column 190's step to 191 counts.
