@@ -167,7 +167,7 @@ extern "C" int CFaceDetect_FaceMeshRun(CFaceDetect_FaceMesh *mesh, const uint8_t
                                        size_t stride, const double *chip_to_image, float *points, float *presence,
                                        float *eyes, char **message) {
     return cfacedetect::guarded(message, [&]() -> int {
-        if (!mesh || !gray || !chip_to_image || !points || !presence || !eyes || width < 1 || height < 1 ||
+        if (!mesh || !gray || !chip_to_image || !points || !presence || width < 1 || height < 1 ||
             stride < static_cast<size_t>(width)) {
             return report(CFaceDetect_BadArgument, message, "bad arguments to the face mesh");
         }
@@ -180,7 +180,7 @@ extern "C" int CFaceDetect_FaceMeshRun(CFaceDetect_FaceMesh *mesh, const uint8_t
         }
         const cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), stride);
         int status = runFace(mesh, cut(image, toImage, faceSide), points, presence, message);
-        if (status != CFaceDetect_OK) return status;
+        if (status != CFaceDetect_OK || !eyes) return status;
         status = runEye(mesh, image, toImage, points, 33, 133, false, eyes, message);
         if (status != CFaceDetect_OK) return status;
         return runEye(mesh, image, toImage, points, 362, 263, true, eyes + 2 * CFaceDetect_EyeContourPoints, message);

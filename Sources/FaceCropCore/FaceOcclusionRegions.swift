@@ -2,10 +2,11 @@ import Foundation
 
 /// The regions of the face `FaceOcclusion` compares, as patches around named
 /// points of MediaPipe's canonical face mesh on its chip, and what is read
-/// from each: the grey chip's mean and spread, and the colour chip's mean
-/// red, green and blue.
+/// from each: the grey chip's mean, spread and edge energy, and the colour
+/// chip's mean red, green and blue.
 package enum FaceOcclusionRegions {
-    /// What one region reads: grey mean and spread (0-255), and mean sRGB
+    /// What one region reads: grey mean and spread (0-255), edge energy (the
+    /// mean of |dx| + |dy| between neighbouring grey pixels), and mean sRGB
     /// (0-255 each; all 0 where no colour chip was given).
     package struct Stats: Sendable, Equatable {
         /// The pixels read.
@@ -13,13 +14,14 @@ package enum FaceOcclusionRegions {
         package var mean: Double
         package var sd: Double
         package var rgb: (r: Double, g: Double, b: Double)
+        package var edge: Double
 
-        package init(count: Int, mean: Double, sd: Double, rgb: (r: Double, g: Double, b: Double)) {
-            (self.count, self.mean, self.sd, self.rgb) = (count, mean, sd, rgb)
+        package init(count: Int, mean: Double, sd: Double, rgb: (r: Double, g: Double, b: Double), edge: Double = 0) {
+            (self.count, self.mean, self.sd, self.rgb, self.edge) = (count, mean, sd, rgb, edge)
         }
 
         package static func == (a: Stats, b: Stats) -> Bool {
-            a.count == b.count && a.mean == b.mean && a.sd == b.sd && a.rgb == b.rgb
+            a.count == b.count && a.mean == b.mean && a.sd == b.sd && a.rgb == b.rgb && a.edge == b.edge
         }
 
         /// How much redder than blue the region is, in hundredths of its
@@ -44,7 +46,7 @@ package enum FaceOcclusionRegions {
             let square = share { $0.sd * $0.sd + $0.mean * $0.mean }
             return Stats(
                 count: Int(n), mean: mean, sd: max(0, square - mean * mean).squareRoot(),
-                rgb: (share(\.rgb.r), share(\.rgb.g), share(\.rgb.b)))
+                rgb: (share(\.rgb.r), share(\.rgb.g), share(\.rgb.b)), edge: share(\.edge))
         }
 
         /// The region's chromaticity: red and green over the sum of the
@@ -111,12 +113,19 @@ package enum FaceOcclusionRegions {
             let n = Double(at.count)
             let mean = at.reduce(0.0) { $0 + Double(chip[$1]) } / n
             let sd = (at.reduce(0.0) { $0 + (Double(chip[$1]) - mean) * (Double(chip[$1]) - mean) } / n).squareRoot()
+            // Edge energy: against the neighbour on the right and the one below (none past the last column or row).
+            let edge = at.reduce(0.0) { sum, i in
+                let (x, y) = (i % side, i / side)
+                let dx = x + 1 < side ? abs(Double(chip[i + 1]) - Double(chip[i])) : 0
+                let dy = y + 1 < side ? abs(Double(chip[i + side]) - Double(chip[i])) : 0
+                return sum + dx + dy
+            } / n
             var rgb = (r: 0.0, g: 0.0, b: 0.0)
             if hasColour {
                 for i in at { (rgb.r, rgb.g, rgb.b) = (rgb.r + Double(colour[3 * i]), rgb.g + Double(colour[3 * i + 1]), rgb.b + Double(colour[3 * i + 2])) }
                 rgb = (rgb.r / n, rgb.g / n, rgb.b / n)
             }
-            out[name] = Stats(count: at.count, mean: mean, sd: sd, rgb: rgb)
+            out[name] = Stats(count: at.count, mean: mean, sd: sd, rgb: rgb, edge: edge)
         }
         return out
     }

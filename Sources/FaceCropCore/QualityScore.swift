@@ -21,7 +21,9 @@ package enum QualityScore {
     /// apart; the more closed eye weighs more (`closedEyeWeight`).
     /// Also 6: `occlusion` reads the face mesh's chip in colour too (a mask's
     /// colour against the face's own skin), with models fitted again.
-    package static let version = 6
+    /// 7: `occlusion`'s models read each eye alone and the lower face's edges
+    /// too, fitted again, their biases chosen by cross-validation.
+    package static let version = 7
 
     /// Where a measure stops being fine and where it is wrong; the factor is
     /// `level` at `wrong`.

@@ -56,14 +56,15 @@ package final class FaceMesh: @unchecked Sendable {
     deinit { CFaceDetect_FaceMeshClose(handle) }
 
     /// The mesh's points (x, y, z triples in chip pixels), each eye's contour
-    /// (the chip's left eye first; chip pixels) and the face-presence
-    /// probability, on the chip `chipToImage` maps out of `gray`.
-    package func run(_ gray: GrayImage, chipToImage: Affine2D, source: String) throws(FaceCropError)
+    /// (the chip's left eye first; chip pixels; none without `withEyes`: the
+    /// iris network is not run) and the face-presence probability, on the
+    /// chip `chipToImage` maps out of `gray`.
+    package func run(_ gray: GrayImage, chipToImage: Affine2D, withEyes: Bool = true, source: String) throws(FaceCropError)
         -> (points: [Double], eyes: [[Point2D]], presence: Double)
     {
         let (count, eye) = (Int(CFaceDetect_FaceMeshPoints), Int(CFaceDetect_EyeContourPoints))
         var out = [Float](repeating: 0, count: 3 * count)
-        var eyes = [Float](repeating: 0, count: 4 * eye)
+        var eyes = [Float](repeating: 0, count: withEyes ? 4 * eye : 0)
         var presence: Float = 0
         var message: UnsafeMutablePointer<CChar>?
         let m = [chipToImage.a, chipToImage.b, chipToImage.c, chipToImage.d, chipToImage.e, chipToImage.f]
@@ -72,7 +73,7 @@ package final class FaceMesh: @unchecked Sendable {
                 eyes.withUnsafeMutableBufferPointer { contour in
                     CFaceDetect_FaceMeshRun(
                         handle, pixels.baseAddress, Int32(gray.width), Int32(gray.height), gray.width, m,
-                        values.baseAddress, &presence, contour.baseAddress, &message)
+                        values.baseAddress, &presence, withEyes ? contour.baseAddress : nil, &message)
                 }
             }
         }
@@ -80,7 +81,7 @@ package final class FaceMesh: @unchecked Sendable {
             throw .detectionFailed(source, reason: takeMessage(message, fallback: "face mesh failed", free: CFaceDetect_Free))
         }
         let points = out.map(Double.init)
-        let contours = (0..<2).map { e in
+        let contours = (0..<(withEyes ? 2 : 0)).map { e in
             (0..<eye).map { Point2D(Double(eyes[2 * (e * eye + $0)]), Double(eyes[2 * (e * eye + $0) + 1])) }
         }
         return (points, contours, Double(presence))
@@ -106,10 +107,12 @@ package final class FaceMesh: @unchecked Sendable {
             : (points[0], points[1], mean(points[3], points[4]))
         let side = Int(CFaceDetect_FaceMeshSide)
         guard let chip = FaceMeshMeasures.chip(eyeA: a, eyeB: b, below: below, side: side) else { return nil }
-        let found = try run(gray, chipToImage: chip, source: source)
-        let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
-        guard eyes.count == 2 else { return nil }
         let distance = hypot(b.x - a.x, b.y - a.y)
+        // Eyes under the floor are not read: their two iris passes are saved.
+        let readEyes = distance >= FaceMeshMeasures.minEyeDistance
+        let found = try run(gray, chipToImage: chip, withEyes: readEyes, source: source)
+        let eyes = found.eyes.compactMap(FaceMeshMeasures.openness)
+        guard eyes.count == (readEyes ? 2 : 0) else { return nil }
         let covered = distance < FaceOcclusion.minEyeDistance
             ? nil
             : FaceOcclusion.measure(
@@ -118,7 +121,7 @@ package final class FaceMesh: @unchecked Sendable {
                 side: side, points: (0..<found.points.count / 3).map { Point2D(found.points[3 * $0], found.points[3 * $0 + 1]) },
                 presence: found.presence)
         return (
-            distance < FaceMeshMeasures.minEyeDistance ? nil : eyes, (found.presence * 1000).rounded() / 1000,
+            readEyes ? eyes : nil, (found.presence * 1000).rounded() / 1000,
             MeshPose.angles(found.points, chipToImage: chip), covered
         )
     }

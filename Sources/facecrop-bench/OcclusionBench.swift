@@ -1,7 +1,7 @@
 /// `facecrop-bench occlusion PHOTOS... [OPTIONS]`: the covered-face measure's
 /// inputs for every face the run's detection measures (largest first), one
-/// JSON line a photo: each region's pixel count, grey mean and spread and
-/// mean sRGB, and the face mesh's face score. What scripts/fit-occlusion
+/// JSON line a photo: each region's pixel count, grey mean and spread, mean
+/// sRGB and edge energy, and the face mesh's face score. What scripts/fit-occlusion
 /// fits `FaceOcclusion`'s models on; nothing is written.
 import Foundation
 import FaceCropCore
@@ -39,7 +39,10 @@ enum OcclusionBench {
     static func face(_ regions: [String: FaceOcclusionRegions.Stats], _ presence: Double) -> JSON {
         let parts = FaceOcclusionRegions.points.map { name, _ -> (String, JSON) in
             let s = regions[name] ?? FaceOcclusionRegions.Stats(count: 0, mean: 0, sd: 0, rgb: (0, 0, 0))
-            return (name, .array([.int(s.count), .double(s.mean), .double(s.sd), .double(s.rgb.r), .double(s.rgb.g), .double(s.rgb.b)]))
+            let values: [JSON] = [
+                .int(s.count), .double(s.mean), .double(s.sd), .double(s.rgb.r), .double(s.rgb.g), .double(s.rgb.b), .double(s.edge),
+            ]
+            return (name, .array(values))
         }
         return .object([("presence", .double(presence)), ("regions", .object(parts))])
     }

@@ -1,9 +1,10 @@
 // The face mesh through ONNX Runtime (mesh.cpp over onnx.cpp's sessions) for
 // shim_harness.c with SHIM_HARNESS_MAIN: the models' checks (another
 // network in either place, a missing file) and runs on each file's grey
-// pixels, through an upright chip, a turned one reaching past the edges, and
-// a narrower view of the same rows (a stride wider than the width). Included
-// once, by onnx_harness.h only.
+// pixels, through an upright chip, a turned one reaching past the edges, a
+// narrower view of the same rows (a stride wider than the width), and the
+// face network alone (no eyes asked for). Included once, by onnx_harness.h
+// only.
 #ifndef SHIM_MESH_HARNESS_H
 #define SHIM_MESH_HARNESS_H
 
@@ -73,6 +74,16 @@ static void mesh_once(const uint8_t *gray, int width, int height) {
     mesh_run(gray, width, height, (size_t)width, turned);
     // The left half of each row only, read through the full rows' stride.
     mesh_run(gray, width / 2, height, (size_t)width, upright);
+    // The face network alone (no eye contours asked for: no iris passes).
+    {
+        float alone[3 * CFaceDetect_FaceMeshPoints], presence = 0;
+        char *message = NULL;
+        if (CFaceDetect_FaceMeshRun(face_mesh, gray, width, height, (size_t)width, upright, alone, &presence, NULL,
+                                    &message) != CFaceDetect_OK) {
+            fprintf(stderr, "face mesh without the eyes: %s\n", message ? message : "?");
+            exit(2);
+        }
+    }
     // A chip that is not a number is refused.
     const double broken[6] = {NAN, 0, 0, 0, 1, 0};
     float points[3 * CFaceDetect_FaceMeshPoints], eyes[4 * CFaceDetect_EyeContourPoints], presence = 0;

@@ -41,7 +41,9 @@ int CFaceDetect_FaceMeshNew(CFaceDetect_OnnxRuntime *runtime, const char *model,
 /// from the image as MediaPipe cuts it (a square 2.3 times the distance
 /// between the eye's corners, points 33 and 133, 362 and 263, along their
 /// line; the second eye mirrored): 2 x CFaceDetect_EyeContourPoints x, y
-/// pairs in the chip's pixels to `eyes`, the chip's left eye first.
+/// pairs in the chip's pixels to `eyes`, the chip's left eye first. With
+/// `eyes` NULL the iris network is not run (eyes too small to read: two of
+/// the three passes saved).
 int CFaceDetect_FaceMeshRun(CFaceDetect_FaceMesh *mesh, const uint8_t *gray, int width, int height, size_t stride,
                             const double *chip_to_image, float *points, float *presence, float *eyes, char **message);
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FaceCropCore
 import FaceCropDetect
+import FaceCropImaging
 
 /// The face mesh's measures of the quality record (docs/quality.md, "Eyes
 /// and face"): the model scripts/fetch-face-mesh-model makes, run by the
@@ -121,6 +122,32 @@ struct FaceMeshTests {
         #expect((larger["face_px"] as? Double ?? 0) >= FaceMeshMeasures.minEyeDistance, "\(larger)")
         #expect((larger["eyes_open"] as? [Double])?.count == 2, "\(larger)")
         #expect((larger["quality_reasons"] as? [String])?.contains("eyes_closed") == true, "\(larger)")
+    }
+
+    /// Without the eyes asked for (eyes under the floor), the iris network
+    /// is not run: the face network's points and face score are the same
+    /// numbers as with them, and no eye contour comes back. The portrait in
+    /// grey (vips' raw bytes), its chip the image's shorter side.
+    @Test func theFaceNetworkAloneGivesTheSamePointsWithoutTheEyes() throws {
+        let work = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (grey, raw) = (work.appendingPathComponent("grey.v").path, work.appendingPathComponent("grey.raw").path)
+        _ = try runTool("/usr/bin/vips", ["colourspace", fixtures.appendingPathComponent("faces/astronaut.jpg").path, grey, "b-w"])
+        _ = try runTool("/usr/bin/vips", ["rawsave", grey, raw])
+        let side = { (field: String) throws -> Int in
+            Int(try runTool("/usr/bin/vipsheader", ["-f", field, grey]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        let (width, height) = (try side("width"), try side("height"))
+        let gray = GrayImage(width: width, height: height, pixels: [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw))))
+        #expect(gray.pixels.count == width * height && width > 0)
+        let mesh = try FaceMesh(model: try model())
+        let k = Double(min(width, height)) / 192  // the network's chip: 192 px a side
+        let chip = Affine2D(k, 0, 0, 0, k, 0)
+        let both = try mesh.run(gray, chipToImage: chip, source: "astronaut")
+        let alone = try mesh.run(gray, chipToImage: chip, withEyes: false, source: "astronaut")
+        #expect(both.eyes.count == 2 && both.eyes.allSatisfy { $0.count == 71 })
+        #expect(alone.eyes.isEmpty)
+        #expect(alone.points.count == 3 * 468 && alone.points == both.points && alone.presence == both.presence)
     }
 
     /// `pick` on a person photographed with their eyes closed and open (each
