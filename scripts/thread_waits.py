@@ -9,10 +9,11 @@ condition waits, I/O), from each thread's schedstat:
 
 A thread's lifetime runs from its start (/proc stat's starttime) to the last
 poll that saw it, so a thread that ends between polls loses up to 50 ms.
-Sleep is the figure load does not inflate: on a machine shared with other
-work the on-CPU and run-queue figures still add up to what the threads
-asked for, while a thread that sleeps would have slept on a quiet machine
-too.
+Load inflates the run-queue figure; on-CPU time stays what the threads
+asked for. Sleep on the process's own I/O or on an idle pool is what a
+quiet machine would see too, but a wait on another thread (a lock) grows
+with load, since the holder's work is itself slowed by the queue: read lock
+waits as shares of the run, not as seconds.
 
 Each poll also counts the process's threads in state R (running or
 runnable); "R < cores" is the share of polls with fewer runnable threads
