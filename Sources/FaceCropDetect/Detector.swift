@@ -77,8 +77,9 @@ package final class Detector: @unchecked Sendable {
     private let bodies: HOGBodies?
     /// `--people`: dlib's landmarks and face descriptor (one a process).
     package let embedder: Embedder?
-    /// dlib's 5-point predictor for the quality record (`posePredictor`).
-    package let landmarker: Landmarker?
+    /// dlib's 5-point predictor for the quality record (`posePredictor`),
+    /// loaded at its first use by a network detector's run.
+    package let pose: PosePredictor?
     /// The face mesh for the quality record (`faceMesh`; one a process).
     package let faceMesh: FaceMesh?
 
@@ -97,14 +98,13 @@ package final class Detector: @unchecked Sendable {
                 embedder = shared
             } else {
                 embedder = try Embedder(model: models.descriptor) { () throws(FaceCropError) in
-                    try Self.predictor(models.landmarks, loaded: [other?.landmarker])
+                    try Self.predictor(models.landmarks, loaded: [other?.pose?.ifLoaded])
                 }
             }
         } else {
             embedder = nil
         }
-        let loaded = [embedder?.predictor, other?.landmarker]
-        landmarker = try config.posePredictor.map { path throws(FaceCropError) in try Self.predictor(path, loaded: loaded) }
+        pose = try Self.pose(config, sharing: other?.pose, loaded: embedder?.predictor)
         if let shared = other?.faceMesh, shared.path == config.faceMesh {
             faceMesh = shared
         } else {
@@ -120,6 +120,21 @@ package final class Detector: @unchecked Sendable {
     private static func predictor(_ path: String, loaded: [Landmarker?]) throws(FaceCropError) -> Landmarker {
         if let same = loaded.lazy.compactMap({ $0 }).first(where: { $0.path == path }) { return same }
         return try Landmarker(path: path)
+    }
+
+    /// The pose predictor of `config`: another worker's of the same file,
+    /// else one over the predictor already `loaded` from that file (the
+    /// descriptor's), else a new one. Loaded now for the cascades, whose
+    /// faces all need it (a file it cannot load stops the run here, exit
+    /// 69); at its first use for a network's, whose faces have landmarks.
+    private static func pose(_ config: DetectorConfig, sharing other: PosePredictor?, loaded: Landmarker?)
+        throws(FaceCropError) -> PosePredictor?
+    {
+        guard let path = config.posePredictor else { return nil }
+        if let other, other.path == path { return other }
+        let pose = PosePredictor(path: path, already: loaded?.path == path ? loaded : nil)
+        if config.kind.facts.model == nil { _ = try pose.load() }
+        return pose
     }
 
     /// The finder for the config's target (and, for faces, its detector).

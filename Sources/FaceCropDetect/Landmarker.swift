@@ -1,5 +1,6 @@
 import CFaceDetect
 import Foundation
+import Synchronization
 import FaceCropCore
 import FaceCropImaging
 
@@ -54,5 +55,52 @@ package final class Landmarker: @unchecked Sendable {
     {
         let (sx, sy) = (Double(full.width) / Double(gray.width), Double(full.height) / Double(gray.height))
         return try find(box, in: gray, source: source).map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
+    }
+}
+
+/// dlib's 5-point predictor for the pose of faces without landmarks, loaded
+/// at its first use: a network detector's faces carry five landmarks, so a
+/// run with one needs it only for faces from face tags. Unloaded it is not
+/// resident: peak RSS of a CenterFace run on 26 photos of 12 MP, --jobs 2,
+/// 304.6 -> 290.9 MiB (docs/measurements.md, "Where CenterFace's peak
+/// goes"). The cascades load it as their detector is made (`load`): every
+/// face of theirs needs it.
+///
+/// Thread-safe: the first caller loads it under `loaded`'s lock, the
+/// others wait and get the same predictor, or the same failure.
+package final class PosePredictor: Sendable {
+    /// The model file.
+    package let path: String
+    private let loaded: Mutex<Result<Landmarker, FaceCropError>?>
+
+    /// `already`: the predictor of the same file another part loaded (the
+    /// face descriptor's, with --people), used as it is.
+    package init(path: String, already: Landmarker?) {
+        self.path = path
+        loaded = Mutex(already.map { .success($0) })
+    }
+
+    /// The predictor: loaded now if this is the first call.
+    package func load() throws(FaceCropError) -> Landmarker {
+        let result = loaded.withLock { state -> Result<Landmarker, FaceCropError> in
+            if let state { return state }
+            let made: Result<Landmarker, FaceCropError>
+            do throws(FaceCropError) {
+                made = .success(try Landmarker(path: path))
+            } catch {
+                made = .failure(error)
+            }
+            state = made
+            return made
+        }
+        return try result.get()
+    }
+
+    /// The predictor if it is loaded, without loading it.
+    package var ifLoaded: Landmarker? {
+        loaded.withLock { state in
+            if case .success(let landmarker)? = state { return landmarker }
+            return nil
+        }
     }
 }

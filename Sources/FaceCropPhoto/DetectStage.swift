@@ -132,8 +132,8 @@ package enum DetectStage {
         if settings.target == .face {
             if let found = face.landmarks, found.estimated.isEmpty {
                 points = found.points.map(toUpright.apply)
-            } else if let landmarker = detector.landmarker, box.width > 1, box.height > 1 {
-                points = try landmarker.find(box, in: gray, full: full, source: source)
+            } else if let pose = detector.pose, box.width > 1, box.height > 1 {
+                points = try pose.load().find(box, in: gray, full: full, source: source)
                 fromDlib = true
             }
         }

@@ -100,7 +100,8 @@ package enum TagStage {
         _ face: inout FoundFace, small: PixelRect, gray: GrayImage, full: (width: Int, height: Int), with detector: Detector,
         source: String
     ) throws(FaceCropError) {
-        guard detector.config.target == .face, let landmarker = detector.landmarker, small.width > 1, small.height > 1 else { return }
+        guard detector.config.target == .face, let pose = detector.pose, small.width > 1, small.height > 1 else { return }
+        let landmarker = try pose.load()
         let (sx, sy) = (Double(full.width) / Double(gray.width), Double(full.height) / Double(gray.height))
         let points = try landmarker.find(small, in: gray, source: source).map { Point2D(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
         // dlib's five: two corners of one eye, two of the other, the nose.

@@ -45,4 +45,23 @@ struct CenterFaceBufferTests {
         #expect(crowdAgain == crowdFirst)
         #expect(crowdFirst == (try faces(try CenterFace(path: model), crowd)))
     }
+
+    /// A network detector's faces carry five landmarks, so dlib's pose
+    /// predictor waits for its first use (`PosePredictor`): a face from a
+    /// face tag. The cascades, whose faces all need it, load it at once.
+    @Test func thePosePredictorWaitsForItsFirstUseWithANetwork() throws {
+        try #require(PeopleModels.resolveLandmarks() != nil, "run scripts/fetch-dlib-models (scripts/test does)")
+        try #require(FileManager.default.fileExists(atPath: DetectionTests.centerFaceModel))
+        var options = Options()
+        let cascade = try Detector(DetectorConfig.from(options))
+        #expect(cascade.pose?.ifLoaded != nil)
+        options.detector = .centerface
+        options.model = DetectionTests.centerFaceModel
+        let network = try Detector(DetectorConfig.from(options))
+        let pose = try #require(network.pose)
+        #expect(pose.ifLoaded == nil)
+        let loaded = try pose.load()
+        #expect(pose.ifLoaded === loaded)
+        #expect(try Detector(DetectorConfig.from(options), sharing: network).pose === pose)
+    }
 }
