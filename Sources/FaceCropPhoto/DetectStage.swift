@@ -104,23 +104,24 @@ package enum DetectStage {
             faces[index].quality = try measure(
                 faces[index], in: gray, rgb: colour, full: full, with: detector, settings: settings, source: source)
         }
-        // A faceless photo's rolled canvases are a second chance at a false
-        // face: a cat in the byte-identity corpus (chelsea.jpg's) scored 0.63
-        // there, its face presence 0. One the mesh finds no face in is dropped.
-        faces.removeAll { $0.fromRolledCanvas && ($0.quality?.facePresence ?? 1) < QualityScore.facePresence.wrong }
-        levelByMeasuredRoll(&faces)
+        settleRolled(&faces)
         return .faces(faces, scale: scale, photo: faces.isEmpty ? nil : PerceptualHash(photo: gray))
     }
 
-    /// A face found on a rolled canvas without its eyes (no landmarks) is
-    /// levelled by the roll its pose measured (the face mesh's, see
-    /// `measure`), not by the canvas's 45 degrees, which leaves a head at
-    /// another roll off by the difference (people dev set rolled 35, 55 and
-    /// -45 degrees: 24 such faces, mean error 6.7 degrees, at most 17.6; by
-    /// the mesh 2.6, at most 5.4). A roll read farther from the canvas's than
-    /// its frontal windows reach (`TurnedFaces.rolledReach`) is a misread:
-    /// the canvas's is kept.
-    static func levelByMeasuredRoll(_ faces: inout [FoundFace]) {
+    /// The faces found on a rolled canvas, measured. A faceless photo's
+    /// rolled canvases are a second chance at a false face: a cat in the
+    /// byte-identity corpus (chelsea.jpg's) scored 0.63 there, its face
+    /// presence 0. One the mesh finds no face in is dropped.
+    ///
+    /// One without its eyes (no landmarks) is levelled by the roll its pose
+    /// measured (the face mesh's, see `measure`), not by the canvas's 45
+    /// degrees, which leaves a head at another roll off by the difference
+    /// (people dev set rolled 35, 55 and -45 degrees: 24 such faces, mean
+    /// error 6.7 degrees, at most 17.6; by the mesh 2.6, at most 5.4). A
+    /// roll read farther from the canvas's than its frontal windows reach
+    /// (`TurnedFaces.rolledReach`) is a misread: the canvas's is kept.
+    static func settleRolled(_ faces: inout [FoundFace]) {
+        faces.removeAll { $0.fromRolledCanvas && ($0.quality?.facePresence ?? 1) < QualityScore.facePresence.wrong }
         for index in faces.indices where faces[index].fromRolledCanvas && faces[index].landmarks == nil {
             guard let canvas = faces[index].angle, let roll = faces[index].quality?.pose?.roll,
                 abs(roll - canvas) <= TurnedFaces.rolledReach
