@@ -106,8 +106,10 @@ package final class CascadeEnsemble: FaceFinder, DetectorFacts {
 
     /// Its frontal windows find no head rolled 45 degrees (3 of 40 held-out
     /// portraits): a photo with no face upright or turned is searched on
-    /// canvases rolled 45 degrees each way (`TurnedFaces.onRolledCanvases`).
-    package static var rolledRule: String? { "rolled45" }
+    /// canvases rolled 45 degrees each way (`TurnedFaces.onRolledCanvases`),
+    /// and a face found there without its eyes is levelled by the roll the
+    /// face mesh measures (`DetectStage.settleRolled`).
+    package static var rolledRule: String? { "rolled45+meshroll" }
 
     package static func finder(_ config: DetectorConfig, sharing other: (any FaceFinder)?) throws(FaceCropError) -> any FaceFinder {
         try CascadeEnsemble(config)

@@ -24,6 +24,11 @@ extension TurnedFaces {
     /// mesh, whose face presence drops it (`DetectStage`).
     package static let rolledScore = 0.6
 
+    /// How far from a rolled canvas's roll a face found on it may lie: its
+    /// frontal windows find faces rolled up to about 20 degrees either way.
+    /// A roll measured farther off is taken as a misread.
+    package static let rolledReach = 25.0
+
     /// `first`; when it is empty, the faces (scoring `rolledScore` or more)
     /// of the canvas turned by one of `rolls` whose best face scores most,
     /// in `gray`'s pixels, each with its `rolled` degrees (and its eyes,
