@@ -65,6 +65,17 @@ extension TurnedFaces {
         // A shrunk pixel's centre is its block's.
         let f = Double(factor)
         let back = roll.toImage.then(Affine2D(f, 0, (f - 1) / 2, 0, f, (f - 1) / 2))
+        var face = mappedBack(face, back, factor: factor, width: width, height: height)
+        face.rolled = -roll.degrees
+        return face
+    }
+
+    /// A face found on a canvas whose pixel centres `back` maps into the
+    /// `width` x `height` image, `factor` times smaller than it: its box the
+    /// same size (times `factor`) about its centre mapped back, clipped to
+    /// the image; its eyes and five points mapped back (pixel-edge eyes,
+    /// pixel-centre points).
+    package static func mappedBack(_ face: Subject, _ back: Affine2D, factor: Int, width: Int, height: Int) -> Subject {
         var face = face
         let b = face.box
         let centre = back.apply(
@@ -80,7 +91,6 @@ extension TurnedFaces {
             return EyePair(x1: p.x + 0.5, y1: p.y + 0.5, x2: q.x + 0.5, y2: q.y + 0.5)
         }
         face.five = face.five?.mapped(back)
-        face.rolled = -roll.degrees
         return face
     }
 }

@@ -107,8 +107,10 @@ package final class YuNetFinder: FaceFinder, NetworkDetectorFacts {
 
     /// Its pass on the photo finds few turned faces (34 of 93 held-out
     /// portraits stored turned), so a photo where it finds none is searched
-    /// on the turned canvases too.
-    package static var turnedRule: TurnedFaces.Rule? { .landmarksAndCanvases }
+    /// on the turned canvases too; and it reads many faces upside down as
+    /// upright ones, so each face read upright is checked on its chip
+    /// turned a half (`TurnedFaces.halfChecked`).
+    package static var turnedRule: TurnedFaces.Rule? { .landmarksHalfAndCanvases }
 
     /// Its points read a head rolled 45 degrees as rolled some 17 degrees
     /// less (held-out portraits), and it misses some (35 of 40 found): such a face is found again on the canvas
