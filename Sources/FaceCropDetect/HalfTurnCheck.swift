@@ -28,24 +28,21 @@ extension TurnedFaces {
     /// canvas, in its pixels, no smaller than the side it is given.
     package static func halfChecked(
         _ faces: [Subject], gray: GrayImage, rgb: RGBImage?, minSide: Int,
-        search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+        search: Search
     ) throws(FaceCropError) -> [Subject] {
         let half = QuarterTurn(quarters: 2)
-        var result = faces
-        for index in result.indices {
-            let face = result[index]
-            guard face.turned.isUpright, face.rolled == nil, face.five != nil else { continue }
+        return try redoingUpright(faces) { face throws(FaceCropError) -> Subject? in
+            guard face.five != nil else { return nil }
             let chip = FaceChip(face.box, gray: gray, rgb: rgb)
             // The half turn first: an upright face is seldom found upside down.
             guard var turned = try chip.best(turned: half, minSide: minSide, search: search), turn(of: turned) == half,
                 let five = turned.five,
                 turned.score >= (try chip.best(turned: .upright, minSide: minSide, search: search)?.score ?? 0) + halfMargin
-            else { continue }
+            else { return nil }
             turned.eyes = EyePair(x1: five[.leftEye].x, y1: five[.leftEye].y, x2: five[.rightEye].x, y2: five[.rightEye].y)
             turned.turned = half
-            result[index] = turned
+            return turned
         }
-        return result
     }
 }
 
@@ -84,7 +81,7 @@ package struct FaceChip {
     /// mapped back into the decode, overlaps the chip's face (IoU 0.3);
     /// mapped back (`TurnedFaces.mappedBack`).
     package func best(
-        turned turn: QuarterTurn, minSide: Int, search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+        turned turn: QuarterTurn, minSide: Int, search: TurnedFaces.Search
     ) throws(FaceCropError) -> Subject? {
         let canvas = gray.turned(turn)
         let back = turn.reversed.turning(width: canvas.width, height: canvas.height).then(toImage)

@@ -114,14 +114,10 @@ extension TurnedFaces {
     /// than the side it is given.
     package static func relevelled(
         _ faces: [Subject], gray: GrayImage, rgb: RGBImage?, minSide: Int,
-        search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+        search: Search
     ) throws(FaceCropError) -> [Subject] {
-        var result = faces
-        for index in result.indices {
-            let face = result[index]
-            guard face.turned.isUpright, face.rolled == nil, let five = face.five, let read = QuarterTurn.roll(of: five),
-                abs(read) >= relevelFrom
-            else { continue }
+        try redoingUpright(faces) { face throws(FaceCropError) -> Subject? in
+            guard let five = face.five, let read = QuarterTurn.roll(of: five), abs(read) >= relevelFrom else { return nil }
             // The face's chip, three times its side (a face fills a third of it).
             let b = face.box
             let centre = Point2D(Double(b.x) + Double(b.width) / 2 - 0.5, Double(b.y) + Double(b.height) / 2 - 0.5)
@@ -131,12 +127,13 @@ extension TurnedFaces {
                 .map { rolledBack($0, roll, width: gray.width, height: gray.height) }
             guard let found = again.max(by: { $0.box.iou(face.box) < $1.box.iou(face.box) }),
                 found.box.iou(face.box) >= 0.3, let points = found.five
-            else { continue }
-            result[index].five = points
-            result[index].eyes = EyePair(
+            else { return nil }
+            var levelled = face
+            levelled.five = points
+            levelled.eyes = EyePair(
                 x1: points[.leftEye].x, y1: points[.leftEye].y, x2: points[.rightEye].x, y2: points[.rightEye].y)
+            return levelled
         }
-        return result
     }
 
     /// `faces`; when none scores `sure`, with the faces found upright on the
@@ -147,7 +144,7 @@ extension TurnedFaces {
     /// whole factor so that such a face is `rolledSide` pixels or more.
     package static func withRolledCanvases(
         _ faces: [Subject], gray: GrayImage, rgb: RGBImage?, minSide: Int,
-        search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+        search: Search
     ) throws(FaceCropError) -> [Subject] {
         guard (faces.map(\.score).max() ?? 0) < sure else { return faces }
         let side = max(minSide, min(gray.width, gray.height) / rolledLeast)

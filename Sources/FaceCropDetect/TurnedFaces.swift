@@ -14,6 +14,23 @@ import FaceCropImaging
 /// landmarks of an upright face, so a photo where it finds no face it is
 /// sure of is also searched on the three turned canvases (`canvases`).
 package enum TurnedFaces {
+    /// A search for faces on a canvas (its grey and, for the networks,
+    /// colour pixels): the faces in the canvas's pixels, no smaller than the
+    /// side it is given.
+    package typealias Search = (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+
+    /// `faces`, each one read as upright (not found on a rolled canvas)
+    /// replaced by what `again` gives for it, where it gives one.
+    static func redoingUpright(
+        _ faces: [Subject], _ again: (Subject) throws(FaceCropError) -> Subject?
+    ) throws(FaceCropError) -> [Subject] {
+        var result = faces
+        for index in result.indices where result[index].turned.isUpright && result[index].rolled == nil {
+            if let redone = try again(result[index]) { result[index] = redone }
+        }
+        return result
+    }
+
     /// How a detector finds turned faces: the settings' `turned` value.
     package enum Rule: String, Sendable {
         /// The turn from the landmarks of the faces found upright.
@@ -48,7 +65,7 @@ package enum TurnedFaces {
     /// side it is given (`minSide` on `gray`).
     package static func find(
         first: [Subject], gray: GrayImage, rgb: RGBImage?, minSide: Int, stored: Bool, rule: Rule,
-        search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+        search: Search
     ) throws(FaceCropError) -> [Subject] {
         var result = first.map { face in
             var face = face
@@ -173,7 +190,7 @@ package enum TurnedFaces {
     /// passes of a tenth of the pixels.
     private static func glanced(
         gray: GrayImage, rgb: RGBImage?, minSide: Int,
-        search: (GrayImage, RGBImage?, Int) throws(FaceCropError) -> [Subject]
+        search: Search
     ) throws(FaceCropError) -> [Int] {
         let factor = max(1, (max(gray.width, gray.height) + glanceSide - 1) / glanceSide)
         let (small, colour) = (gray.shrunk(by: factor), rgb?.shrunk(by: factor))
